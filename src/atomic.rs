@@ -1,0 +1,142 @@
+//! Atomic file output: write to a temporary file beside the target, then
+//! rename. A reader (or a crash) sees either no file or the complete file,
+//! never a partial write; this is how every file proofpack produces appears.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Errors from atomic writes.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AtomicError {
+    /// The target exists and overwriting was not allowed.
+    #[error("{} already exists; refusing to overwrite it (pass --force to replace it)", path.display())]
+    Exists {
+        /// The target.
+        path: PathBuf,
+    },
+    /// An I/O operation failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        /// The target.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// A file being written; it appears at its final path only on [`AtomicFile::commit`].
+/// Dropped without commit, the temporary file is removed.
+pub struct AtomicFile {
+    target: PathBuf,
+    tmp: tempfile::NamedTempFile,
+    overwrite: bool,
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+impl AtomicFile {
+    /// Starts writing `target` with permission bits `mode` (e.g. 0o644, 0o600).
+    pub fn create(target: &Path, mode: u32, overwrite: bool) -> Result<Self, AtomicError> {
+        use std::os::unix::fs::PermissionsExt;
+        let io_err = |source| AtomicError::Io {
+            path: target.to_path_buf(),
+            source,
+        };
+        if !overwrite && fs::symlink_metadata(target).is_ok() {
+            return Err(AtomicError::Exists {
+                path: target.to_path_buf(),
+            });
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix(".proofpack-tmp-")
+            .permissions(fs::Permissions::from_mode(mode))
+            .tempfile_in(parent_of(target))
+            .map_err(io_err)?;
+        // The umask may have narrowed the mode; set it exactly.
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode)).map_err(io_err)?;
+        Ok(AtomicFile {
+            target: target.to_path_buf(),
+            tmp,
+            overwrite,
+        })
+    }
+
+    /// The final path.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Flushes, syncs and renames into place.
+    pub fn commit(mut self) -> Result<(), AtomicError> {
+        let target = self.target.clone();
+        let io_err = |source| AtomicError::Io {
+            path: target.clone(),
+            source,
+        };
+        self.tmp.as_file_mut().flush().map_err(io_err)?;
+        self.tmp.as_file().sync_all().map_err(io_err)?;
+        if self.overwrite {
+            self.tmp.persist(&target).map_err(|e| io_err(e.error))?;
+        } else {
+            self.tmp.persist_noclobber(&target).map_err(|e| {
+                if e.error.kind() == io::ErrorKind::AlreadyExists {
+                    AtomicError::Exists { path: target.clone() }
+                } else {
+                    io_err(e.error)
+                }
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.tmp.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.tmp.flush()
+    }
+}
+
+/// Writes `bytes` to `target` atomically with mode `mode`.
+pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32, overwrite: bool) -> Result<(), AtomicError> {
+    let mut f = AtomicFile::create(target, mode, overwrite)?;
+    f.write_all(bytes).map_err(|source| AtomicError::Io {
+        path: target.to_path_buf(),
+        source,
+    })?;
+    f.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn writes_whole_or_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("out");
+        write_atomic(&p, b"hello", 0o600, false).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"hello");
+        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+        assert!(matches!(write_atomic(&p, b"x", 0o600, false), Err(AtomicError::Exists { .. })));
+        write_atomic(&p, b"bye", 0o644, true).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"bye");
+        {
+            let mut f = AtomicFile::create(&d.path().join("never"), 0o644, false).unwrap();
+            f.write_all(b"partial").unwrap();
+        }
+        let names: Vec<_> = fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out")]);
+    }
+}

@@ -1,0 +1,20 @@
+//! proofpack: verifiable evidence for published GPU-serving benchmark results.
+//!
+//! The library does the work and returns values; the `proofpack` binary only
+//! parses arguments, calls it and prints. Modules are layered, each importing
+//! only those below it:
+//!
+//! 1. [`digest`], [`report`], [`progress`], [`atomic`]: SHA-256, the verification
+//!    report, progress sinks and whole-or-nothing file output.
+//! 2. [`manifest`]: content-addressed manifests of file sets.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod atomic;
+pub mod digest;
+pub mod manifest;
+pub mod progress;
+pub mod report;
+
+/// The tool name and version as written into seals and catalogs.
+pub const TOOL: &str = concat!("proofpack ", env!("CARGO_PKG_VERSION"));

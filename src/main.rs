@@ -1,0 +1,50 @@
+//! The `proofpack` binary: parses arguments, calls the library, prints.
+//! Exit status: 0 the evidence holds, 1 it does not, 2 the tool could not run.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Make the evidence behind a published GPU-serving benchmark verifiable,
+/// offline: content-addressed manifests, signed engine attestations, sealed
+/// qualification bundles and end-to-end verification.
+///
+/// Exit status: 0 the evidence holds (no drift), 1 it does not, 2 proofpack
+/// could not do its job (bad flags, unreadable argument file, I/O error).
+#[derive(Parser)]
+#[command(name = "proofpack", version, propagate_version = true, max_term_width = 100)]
+struct Cli {
+    #[command(flatten)]
+    global: cli::GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the manifest (sorted path:sha256 lines) of a directory or file.
+    Manifest(cli::manifest::ManifestArgs),
+    /// Check a directory against a manifest: changed, missing, unlisted files.
+    Check(cli::manifest::CheckArgs),
+    /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
+    Diff(cli::manifest::DiffArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ui = cli::Ui::new(&cli.global);
+    let result = match cli.command {
+        Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
+        Command::Check(a) => cli::manifest::run_check(a, &ui),
+        Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => {
+            ui.error(&e);
+            ExitCode::from(proofpack::report::EXIT_ERROR as u8)
+        }
+    }
+}

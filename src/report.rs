@@ -1,0 +1,206 @@
+//! The verification report (spec section 7) and exit codes.
+//!
+//! Every verifying operation in proofpack returns a [`Report`]: a list of
+//! checks, each passed, failed or skipped, in the order they ran. A report is
+//! the answer to "does the evidence hold?"; an `Err` from a library call means
+//! the question could not be answered at all (bad argument file, I/O error).
+//! Keeping the two apart is what lets an auditor trust exit status 0 and read
+//! exit status 1 at once.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Schema tag of the JSON report.
+pub const REPORT_SCHEMA: &str = "proofpack/report/v1";
+
+/// Exit status: the evidence holds.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: the evidence does not hold.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit status: the tool could not do its job.
+pub const EXIT_ERROR: i32 = 2;
+
+/// One check of a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// Stable, namespaced id (`bundle.sha256`, `pin:<name>`, ...).
+    pub id: String,
+    /// `Some(true)` passed, `Some(false)` failed, `None` skipped (not asked for).
+    pub ok: Option<bool>,
+    /// What was checked, or why it failed or was skipped.
+    pub detail: String,
+    /// The expected value, where one exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    /// The actual value, where one exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Value>,
+}
+
+impl Check {
+    /// A passed check.
+    pub fn pass(id: impl Into<String>, detail: impl Into<String>) -> Self {
+        Check {
+            id: id.into(),
+            ok: Some(true),
+            detail: detail.into(),
+            expected: None,
+            actual: None,
+        }
+    }
+    /// A failed check.
+    pub fn fail(id: impl Into<String>, detail: impl Into<String>) -> Self {
+        Check {
+            id: id.into(),
+            ok: Some(false),
+            detail: detail.into(),
+            expected: None,
+            actual: None,
+        }
+    }
+    /// A check that could not run because something it needs failed.
+    pub fn not_checkable(id: impl Into<String>, why: impl AsRef<str>) -> Self {
+        Check::fail(id, format!("not checkable: {}", why.as_ref()))
+    }
+    /// A check that was not asked for.
+    pub fn skip(id: impl Into<String>, reason: impl Into<String>) -> Self {
+        Check {
+            id: id.into(),
+            ok: None,
+            detail: reason.into(),
+            expected: None,
+            actual: None,
+        }
+    }
+    /// A passed or failed check depending on `ok`.
+    pub fn outcome(id: impl Into<String>, ok: bool, detail: impl Into<String>) -> Self {
+        if ok {
+            Check::pass(id, detail)
+        } else {
+            Check::fail(id, detail)
+        }
+    }
+    /// Attaches expected and actual values.
+    pub fn with_values(mut self, expected: impl Into<Value>, actual: impl Into<Value>) -> Self {
+        self.expected = Some(expected.into());
+        self.actual = Some(actual.into());
+        self
+    }
+    /// True if the check failed.
+    pub fn failed(&self) -> bool {
+        self.ok == Some(false)
+    }
+}
+
+/// Counts of checks by outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Checks that passed.
+    pub passed: usize,
+    /// Checks that failed.
+    pub failed: usize,
+    /// Checks that were not asked for.
+    pub skipped: usize,
+}
+
+/// A verification report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Always [`REPORT_SCHEMA`].
+    pub schema: &'static str,
+    /// True when no check failed.
+    pub ok: bool,
+    /// What was verified.
+    pub target: String,
+    /// Every check, in the order it ran.
+    pub checks: Vec<Check>,
+    /// Counts by outcome.
+    pub summary: Summary,
+}
+
+impl Report {
+    /// An empty report about `target`.
+    pub fn new(target: impl Into<String>) -> Self {
+        Report {
+            schema: REPORT_SCHEMA,
+            ok: true,
+            target: target.into(),
+            checks: Vec::new(),
+            summary: Summary::default(),
+        }
+    }
+
+    /// Appends a check and updates the verdict and the summary.
+    pub fn push(&mut self, check: Check) {
+        match check.ok {
+            Some(true) => self.summary.passed += 1,
+            Some(false) => {
+                self.summary.failed += 1;
+                self.ok = false;
+            }
+            None => self.summary.skipped += 1,
+        }
+        self.checks.push(check);
+    }
+
+    /// Appends every check of another report (its target is dropped).
+    pub fn extend(&mut self, other: Report) {
+        for c in other.checks {
+            self.push(c);
+        }
+    }
+
+    /// The failed checks.
+    pub fn failures(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| c.failed())
+    }
+
+    /// Looks a check up by id.
+    pub fn get(&self, id: &str) -> Option<&Check> {
+        self.checks.iter().find(|c| c.id == id)
+    }
+
+    /// Exit status for this report: 0 when it holds, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        if self.ok {
+            EXIT_OK
+        } else {
+            EXIT_FAILED
+        }
+    }
+
+    /// The report as one JSON object (spec section 7).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_and_summary() {
+        let mut r = Report::new("x");
+        r.push(Check::pass("a", "fine"));
+        r.push(Check::skip("b", "no pins given"));
+        assert!(r.ok);
+        assert_eq!(r.exit_code(), 0);
+        r.push(Check::fail("c", "bad").with_values(1, 2));
+        assert!(!r.ok);
+        assert_eq!(r.exit_code(), 1);
+        assert_eq!(
+            r.summary,
+            Summary {
+                passed: 1,
+                failed: 1,
+                skipped: 1
+            }
+        );
+        let v: Value = serde_json::from_str(&r.to_json()).unwrap();
+        assert_eq!(v["schema"], "proofpack/report/v1");
+        assert_eq!(v["checks"][1]["ok"], Value::Null);
+        assert_eq!(v["checks"][2]["expected"], 1);
+        assert!(v["checks"][0].get("expected").is_none());
+    }
+}
