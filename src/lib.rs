@@ -7,6 +7,8 @@
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`]: SHA-256, the verification
 //!    report, progress sinks and whole-or-nothing file output.
 //! 2. [`manifest`]: content-addressed manifests of file sets.
+//! 4. [`qualify`]: end-to-end verification of a qualification run: pins,
+//!    engine attestations, count invariants, recomputed metrics.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -14,6 +16,7 @@ pub mod atomic;
 pub mod digest;
 pub mod manifest;
 pub mod progress;
+pub mod qualify;
 pub mod report;
 
 /// The tool name and version as written into seals and catalogs.

@@ -1,0 +1,163 @@
+//! Percentiles and point metrics, recomputed from client records.
+//!
+//! The percentile is numpy's default (`method="linear"`) reproduced operation
+//! for operation, including numpy's two-sided interpolation (`b - (b-a)(1-t)`
+//! when `t >= 0.5`), so that a published value computed with numpy is
+//! reproduced to the last bit rather than merely to within rounding. The
+//! agreement is tested against numpy itself (tests/qualify_numpy.rs).
+
+/// numpy's default percentile (`np.percentile(v, p)`, linear interpolation
+/// between closest ranks). `sorted` must be sorted ascending and free of NaN.
+/// Returns `None` for an empty slice.
+pub fn percentile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let q = p / 100.0;
+    let virtual_index = (n as f64 - 1.0) * q;
+    let prev = virtual_index.floor().clamp(0.0, (n - 1) as f64);
+    let i = prev as usize;
+    let j = (i + 1).min(n - 1);
+    let t = virtual_index - prev;
+    let (a, b) = (sorted[i], sorted[j]);
+    let d = b - a;
+    Some(if t >= 0.5 {
+        b - d * (1.0 - t)
+    } else {
+        a + d * t
+    })
+}
+
+/// [`percentile_sorted`] on unsorted data (sorts a copy).
+pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    percentile_sorted(&v, p)
+}
+
+/// Recomputed metrics of one point.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct PointMetrics {
+    /// Non-warmup requests.
+    pub measured: u64,
+    /// Non-warmup requests with status ok.
+    pub ok: u64,
+    /// Non-warmup requests with status error.
+    pub errors: u64,
+    /// Non-warmup requests with status timeout.
+    pub timeouts: u64,
+    /// Non-warmup requests with status cancelled.
+    pub cancelled: u64,
+    /// Latest finish minus earliest send over non-warmup requests, seconds.
+    pub window_s: Option<f64>,
+    /// ok / window.
+    pub completed_rate: Option<f64>,
+    /// Output tokens of ok requests / window.
+    pub output_throughput: Option<f64>,
+    /// TTFT p50, p95, p99 in seconds.
+    pub ttft_s: [Option<f64>; 3],
+    /// TPOT p50, p95, p99 in milliseconds.
+    pub tpot_ms: [Option<f64>; 3],
+    /// Non-warmup ok requests within the SLO.
+    pub within_limits: u64,
+}
+
+/// The percentiles every point publishes.
+pub const PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
+
+/// Accumulates the metric vectors of one point while its records stream past.
+#[derive(Debug, Default)]
+pub struct MetricsAccumulator {
+    m: PointMetrics,
+    first_sent: Option<f64>,
+    last_finished: Option<f64>,
+    output_tokens_ok: u128,
+    ttft: Vec<f64>,
+    tpot: Vec<f64>,
+}
+
+impl MetricsAccumulator {
+    /// Adds one non-warmup request. Times are in seconds; `slo_*` in seconds.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add(
+        &mut self,
+        status: super::schema::Status,
+        sent_at: f64,
+        first_token_at: Option<f64>,
+        finished_at: Option<f64>,
+        output_tokens: u64,
+        slo_ttft_s: f64,
+        slo_tpot_s: f64,
+    ) {
+        use super::schema::Status;
+        self.m.measured += 1;
+        self.first_sent = Some(self.first_sent.map_or(sent_at, |f| f.min(sent_at)));
+        if let Some(fin) = finished_at {
+            self.last_finished = Some(self.last_finished.map_or(fin, |l| l.max(fin)));
+        }
+        match status {
+            Status::Ok => {}
+            Status::Error => self.m.errors += 1,
+            Status::Timeout => self.m.timeouts += 1,
+            Status::Cancelled => self.m.cancelled += 1,
+        }
+        if status != Status::Ok {
+            return;
+        }
+        let (Some(ft), Some(fin)) = (first_token_at, finished_at) else {
+            return;
+        };
+        self.m.ok += 1;
+        self.output_tokens_ok += output_tokens as u128;
+        let ttft = ft - sent_at;
+        self.ttft.push(ttft);
+        let mut within = ttft <= slo_ttft_s;
+        if output_tokens > 1 {
+            let tpot = (fin - ft) / (output_tokens - 1) as f64;
+            self.tpot.push(tpot * 1000.0);
+            within &= tpot <= slo_tpot_s;
+        }
+        if within {
+            self.m.within_limits += 1;
+        }
+    }
+
+    /// Sorts the vectors, computes percentiles and rates, drops the vectors.
+    pub fn finish(mut self) -> PointMetrics {
+        if let (Some(s), Some(f)) = (self.first_sent, self.last_finished) {
+            let w = f - s;
+            if w > 0.0 {
+                self.m.window_s = Some(w);
+                self.m.completed_rate = Some(self.m.ok as f64 / w);
+                self.m.output_throughput = Some(self.output_tokens_ok as f64 / w);
+            }
+        }
+        self.ttft.sort_by(f64::total_cmp);
+        self.tpot.sort_by(f64::total_cmp);
+        for (i, p) in PERCENTILES.iter().enumerate() {
+            self.m.ttft_s[i] = percentile_sorted(&self.ttft, *p);
+            self.m.tpot_ms[i] = percentile_sorted(&self.tpot, *p);
+        }
+        self.m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_basics() {
+        assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile(&[3.0], 99.0), Some(3.0));
+        assert_eq!(percentile(&[1.0, 2.0, 3.0, 4.0], 50.0), Some(2.5));
+        assert_eq!(percentile(&[4.0, 1.0, 3.0, 2.0], 0.0), Some(1.0));
+        assert_eq!(percentile(&[4.0, 1.0, 3.0, 2.0], 100.0), Some(4.0));
+        // numpy: np.percentile([1,2,3,4,5,6,7,8,9,10], 95) == 9.549999999999999
+        assert_eq!(
+            percentile(&[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.], 95.0),
+            Some(9.549999999999999)
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! Pin checks: the published values against the evidence (spec section 6).
+//!
+//! A pin is the auditor's copy of what was published; the run can only agree
+//! with it. One check per pin (`pin:<name>`) combines every way the pin
+//! applies (the bundle bytes, a file of the run, a subject of every engine
+//! attestation, the file count of a manifest); a pin that applies to nothing
+//! fails, because a published value that nothing supports is not verified.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::evidence::{is_manifest_file, Collected};
+use super::schema::{Pins, Qualification};
+use super::AttestedEngine;
+use crate::digest::Sha256Digest;
+use crate::report::{Check, Report};
+
+/// Appends one `pin:<name>` check per pin.
+pub fn check_pins(
+    report: &mut Report,
+    pins: &Pins,
+    q: &Qualification,
+    collected: &Collected,
+    unusable: &BTreeMap<String, String>,
+    bundle_digest: Option<Sha256Digest>,
+    attested: &BTreeMap<String, Result<AttestedEngine, String>>,
+) {
+    for pin in &pins.pins {
+        let id = format!("pin:{}", pin.name);
+        let want = pin.sha256;
+        let mut applied: Vec<String> = Vec::new();
+        let mut failures: Vec<(String, serde_json::Value, serde_json::Value)> = Vec::new();
+        let mut fail = |why: String, actual: serde_json::Value| {
+            failures.push((why, json!(want.to_hex()), actual))
+        };
+        if pin.name == "bundle" {
+            applied.push("the .tgz bytes".into());
+            match bundle_digest {
+                Some(d) if d == want => {}
+                Some(d) => fail("the bundle's SHA-256 differs from the pin".into(), json!(d.to_hex())),
+                None => fail(
+                    "a run directory has no bundle bytes: the bundle pin is verified against the sealed .tgz".into(),
+                    serde_json::Value::Null,
+                ),
+            }
+        }
+        if let Some(path) = &pin.path {
+            applied.push(format!("file {path}"));
+            match (unusable.get(path), collected.hashes.get(path)) {
+                (None, Some(d)) if *d == want => {}
+                (None, Some(d)) => fail(
+                    format!("{path}: content differs from the pin"),
+                    json!(d.to_hex()),
+                ),
+                (Some(why), _) => fail(format!("{path}: {why}"), serde_json::Value::Null),
+                (None, None) => fail(format!("{path}: not in the run"), serde_json::Value::Null),
+            }
+        }
+        let is_subject = q.required_subjects.contains(&pin.name)
+            || attested.values().any(|a| {
+                a.as_ref()
+                    .is_ok_and(|a| a.subjects.iter().any(|(n, _)| *n == pin.name))
+            });
+        if is_subject {
+            applied.push(format!(
+                "subject {} of {} engine attestation(s)",
+                pin.name,
+                q.engines.len()
+            ));
+            for e in &q.engines {
+                match attested.get(&e.id) {
+                    Some(Ok(a)) => match a.subjects.iter().find(|(n, _)| *n == pin.name) {
+                        Some((_, d)) if *d == want => {}
+                        Some((_, d)) => fail(
+                            format!(
+                                "engine {}: attested subject {} differs from the pin",
+                                e.id, pin.name
+                            ),
+                            json!(d.to_hex()),
+                        ),
+                        None => fail(
+                            format!("engine {}: attestation has no subject {}", e.id, pin.name),
+                            serde_json::Value::Null,
+                        ),
+                    },
+                    _ => fail(
+                        format!(
+                            "not checkable: engine {}'s attestation did not verify",
+                            e.id
+                        ),
+                        serde_json::Value::Null,
+                    ),
+                }
+            }
+        }
+        if let Some(files) = pin.files {
+            applied.push(format!("{files} files"));
+            let found = collected
+                .small
+                .iter()
+                .filter(|(p, _)| is_manifest_file(p))
+                .find(|(p, _)| collected.hashes.get(*p) == Some(&want));
+            match found {
+                Some((path, bytes)) => {
+                    let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
+                    if lines != files {
+                        failures.push((format!("{path}: lists {lines} files, the pin says {files}"), json!(files), json!(lines)));
+                    }
+                }
+                None => failures.push((
+                    format!("no file under manifests/ has the pinned digest {want}, so the file count cannot be verified"),
+                    json!(files),
+                    serde_json::Value::Null,
+                )),
+            }
+        }
+        if applied.is_empty() {
+            report.push(
+                Check::fail(
+                    id,
+                    format!(
+                        "pin {:?} applies to nothing in the run (not `bundle`, no `path`, not an attestation subject, no `files`): a published value that nothing supports is not verified",
+                        pin.name
+                    ),
+                )
+                .with_values(want.to_hex(), serde_json::Value::Null),
+            );
+        } else if failures.is_empty() {
+            report.push(Check::pass(
+                id,
+                format!("{} matches {}", want, applied.join(", ")),
+            ));
+        } else {
+            let detail = failures
+                .iter()
+                .map(|(w, _, _)| w.as_str())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let (_, e, a) = failures.swap_remove(0);
+            report.push(Check::fail(id, detail).with_values(e, a));
+        }
+    }
+}

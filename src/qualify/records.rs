@@ -1,0 +1,274 @@
+//! Streaming readers for client records and router journals (JSON Lines).
+//!
+//! Records are read one line at a time with a per-line cap, so memory is
+//! bounded by one point's id map and metric vectors however large the run.
+//! A malformed line is evidence that does not hold: it is recorded with its
+//! file and line number and reading goes on, so that one report lists every
+//! problem instead of the first.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, BufReader, Read};
+
+use super::metrics::{MetricsAccumulator, PointMetrics};
+use super::schema::{ClientRecord, JournalEvent, Status};
+
+/// The longest record line proofpack reads (bytes, newline excluded).
+pub const MAX_LINE: usize = 1 << 20;
+/// How many problems of one kind a check detail quotes before summarising.
+pub const MAX_QUOTED: usize = 10;
+
+/// Problems found while reading, quoted up to [`MAX_QUOTED`], all counted.
+#[derive(Debug, Default, Clone)]
+pub struct Problems {
+    /// The first problems, each naming file and line.
+    pub quoted: Vec<String>,
+    /// How many there were in total.
+    pub count: u64,
+}
+
+impl Problems {
+    /// Records one problem.
+    pub fn push(&mut self, p: String) {
+        self.count += 1;
+        if self.quoted.len() < MAX_QUOTED {
+            self.quoted.push(p);
+        }
+    }
+    /// True when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// One line for a check detail.
+    pub fn summary(&self) -> String {
+        let mut s = self.quoted.join("; ");
+        if self.count as usize > self.quoted.len() {
+            s.push_str(&format!(
+                "; and {} more",
+                self.count as usize - self.quoted.len()
+            ));
+        }
+        s
+    }
+}
+
+/// Calls `f(line_number, line)` for every line of `r`; a line longer than
+/// [`MAX_LINE`], a blank line or invalid UTF-8 becomes a problem. Returns
+/// `Err` only on I/O errors.
+pub fn for_each_line(
+    r: &mut dyn Read,
+    file: &str,
+    problems: &mut Problems,
+    mut f: impl FnMut(u64, &str),
+) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(1 << 16, r);
+    let mut buf = Vec::with_capacity(1024);
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        let n = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        line_no += 1;
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        } else if buf.len() > MAX_LINE {
+            problems.push(format!(
+                "{file}:{line_no}: line longer than {MAX_LINE} bytes; reading of this file stopped"
+            ));
+            // Drain so that a hashing reader still sees every byte.
+            io::copy(&mut reader, &mut io::sink())?;
+            return Ok(());
+        }
+        if buf.last() == Some(&b'\r') {
+            problems.push(format!(
+                "{file}:{line_no}: carriage return; JSON Lines records end with \\n only"
+            ));
+            continue;
+        }
+        if buf.is_empty() {
+            problems.push(format!("{file}:{line_no}: blank line"));
+            continue;
+        }
+        match std::str::from_utf8(&buf) {
+            Ok(s) => f(line_no, s),
+            Err(_) => problems.push(format!("{file}:{line_no}: not valid UTF-8")),
+        }
+    }
+}
+
+/// What one client request contributes to the journal join.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientId {
+    /// Final status.
+    pub status: Status,
+    /// Line of the record.
+    pub line: u64,
+}
+
+/// Everything kept of one point's client records file.
+#[derive(Debug)]
+pub struct ClientSummary {
+    /// Records read (valid lines).
+    pub records: u64,
+    /// Records marked warmup.
+    pub warmups: u64,
+    /// Request id -> status and line (first occurrence).
+    pub ids: HashMap<String, ClientId>,
+    /// Request ids seen more than once, with both lines.
+    pub duplicates: Problems,
+    /// Malformed lines and records of another point.
+    pub problems: Problems,
+    /// Recomputed metrics (non-warmup requests).
+    pub metrics: PointMetrics,
+}
+
+/// Streams one point's client records.
+pub fn read_client_records(
+    r: &mut dyn Read,
+    file: &str,
+    point: &str,
+    slo_ttft_s: f64,
+    slo_tpot_s: f64,
+) -> io::Result<ClientSummary> {
+    let mut problems = Problems::default();
+    let mut duplicates = Problems::default();
+    let mut ids: HashMap<String, ClientId> = HashMap::new();
+    let mut acc = MetricsAccumulator::default();
+    let (mut records, mut warmups) = (0u64, 0u64);
+    let mut parse_problems = Problems::default();
+    for_each_line(r, file, &mut parse_problems, |line, text| {
+        let rec: ClientRecord = match serde_json::from_str(text) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(format!("{file}:{line}: invalid client record: {e}"));
+                return;
+            }
+        };
+        if let Err(e) = rec.validate() {
+            problems.push(format!("{file}:{line}: {e}"));
+            return;
+        }
+        if rec.point != point {
+            problems.push(format!(
+                "{file}:{line}: request {:?} belongs to point {:?}, but this is point {point:?}'s file",
+                rec.request_id, rec.point
+            ));
+            return;
+        }
+        records += 1;
+        if rec.warmup {
+            warmups += 1;
+        } else {
+            acc.add(
+                rec.status,
+                rec.sent_at,
+                rec.first_token_at,
+                rec.finished_at,
+                rec.output_tokens,
+                slo_ttft_s,
+                slo_tpot_s,
+            );
+        }
+        match ids.get(&rec.request_id) {
+            Some(first) => duplicates.push(format!(
+                "request id {:?} at {file}:{} and line {line}",
+                rec.request_id, first.line
+            )),
+            None => {
+                ids.insert(
+                    rec.request_id,
+                    ClientId {
+                        status: rec.status,
+                        line,
+                    },
+                );
+            }
+        }
+    })?;
+    for p in parse_problems.quoted.iter() {
+        problems.push(p.clone());
+    }
+    problems.count += parse_problems.count - parse_problems.quoted.len() as u64;
+    Ok(ClientSummary {
+        records,
+        warmups,
+        ids,
+        duplicates,
+        problems,
+        metrics: acc.finish(),
+    })
+}
+
+/// Terminal events of one request id.
+#[derive(Debug, Clone, Default)]
+pub struct Terminals {
+    /// Number of terminal events.
+    pub count: u32,
+    /// Status of the first terminal event.
+    pub status: Option<Status>,
+    /// Lines of the first two events (terminal or not) for this id.
+    pub lines: [u64; 2],
+}
+
+/// Everything kept of one journal file: per point name, per request id.
+#[derive(Debug, Default)]
+pub struct JournalSummary {
+    /// Point name -> request id -> terminal events.
+    pub points: HashMap<String, HashMap<String, Terminals>>,
+    /// Malformed lines.
+    pub problems: Problems,
+    /// Events read.
+    pub events: u64,
+}
+
+/// Streams a router journal, keeping only events of `points`.
+pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result<JournalSummary> {
+    let mut s = JournalSummary::default();
+    for p in points {
+        s.points.insert((*p).to_string(), HashMap::new());
+    }
+    let mut problems = Problems::default();
+    let mut line_problems = Problems::default();
+    for_each_line(r, file, &mut line_problems, |line, text| {
+        let ev: JournalEvent = match serde_json::from_str(text) {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!("{file}:{line}: invalid journal event: {e}"));
+                return;
+            }
+        };
+        if let Err(e) = ev.validate() {
+            problems.push(format!("{file}:{line}: {e}"));
+            return;
+        }
+        if !ev.at.is_finite() {
+            problems.push(format!("{file}:{line}: `at` is not a finite number"));
+            return;
+        }
+        s.events += 1;
+        let Some(map) = s.points.get_mut(&ev.point) else {
+            return;
+        };
+        let t = map.entry(ev.request_id).or_default();
+        if ev.event == JournalEvent::TERMINAL {
+            t.count += 1;
+            if t.count == 1 {
+                t.status = ev.status;
+                t.lines[0] = line;
+            } else if t.count == 2 {
+                t.lines[1] = line;
+            }
+        } else if t.lines[0] == 0 {
+            t.lines[0] = line;
+        }
+    })?;
+    for p in line_problems.quoted.iter() {
+        problems.push(p.clone());
+    }
+    problems.count += line_problems.count - line_problems.quoted.len() as u64;
+    s.problems = problems;
+    Ok(s)
+}

@@ -1,0 +1,507 @@
+//! Strict types for the qualification's own files (spec section 6).
+//!
+//! `qualification.json` and `pins.json` are proofpack's schemas: unknown
+//! fields are errors (`deny_unknown_fields`), duplicate keys are errors (serde
+//! rejects a repeated struct field), names must be unique. Client records and
+//! router journal events are written by other programs (the benchmark client,
+//! the router): every field the spec names is required and strictly typed,
+//! statuses are case-sensitive, but extra fields are tolerated so that a
+//! client may log more than proofpack reads (see docs/qualification.md).
+
+use std::collections::BTreeSet;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
+
+use crate::digest::Sha256Digest;
+use crate::manifest::validate_path;
+
+/// Schema tag of `qualification.json`.
+pub const QUALIFICATION_SCHEMA: &str = "proofpack/qualification/v1";
+/// Schema tag of a pins file.
+pub const PINS_SCHEMA: &str = "proofpack/pins/v1";
+/// The largest `qualification.json` or pins file proofpack reads.
+pub const MAX_SMALL_FILE: u64 = 16 << 20;
+
+/// `qualification.json`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qualification {
+    /// Always [`QUALIFICATION_SCHEMA`].
+    pub schema: String,
+    /// The qualification's name (also the bundle's root directory).
+    pub name: String,
+    /// The model every engine must have served.
+    pub model: String,
+    /// Service-level objective the points are judged against.
+    pub slo: Slo,
+    /// The qualified fleet: one attestation per engine.
+    pub engines: Vec<EngineRef>,
+    /// Subjects every engine attestation must carry.
+    pub required_subjects: Vec<String>,
+    /// Measured points.
+    pub points: Vec<Point>,
+}
+
+/// The SLO of a qualification.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slo {
+    /// Largest acceptable time to first token, seconds.
+    pub ttft_s: f64,
+    /// Largest acceptable time per output token, seconds.
+    pub tpot_s: f64,
+    /// Smallest acceptable share of requests within limits (0..=1).
+    pub attainment: f64,
+}
+
+/// An engine of the qualified fleet.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineRef {
+    /// Engine id, as in the attestation's `predicate.engine.id`.
+    pub id: String,
+    /// Path of its DSSE envelope, relative to the run root.
+    pub attestation: String,
+}
+
+/// A measured point.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// Point name (`rate-0.5`).
+    pub name: String,
+    /// Offered request rate, requests/s.
+    pub offered_rate: f64,
+    /// Measured (non-warmup) requests.
+    pub requests: u64,
+    /// Warmup requests.
+    pub warmup: u64,
+    /// Client records file (JSON Lines), relative to the run root.
+    pub client_records: String,
+    /// Router journal file (JSON Lines), relative to the run root.
+    pub journal: String,
+    /// What was published for this point.
+    pub claims: Claims,
+}
+
+/// The published claims of a point; a claim left out is not checked.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claims {
+    /// Completed requests per second, including drain.
+    pub completed_rate: Option<Claim>,
+    /// Output tokens per second, including drain.
+    pub output_throughput: Option<Claim>,
+    /// TTFT percentiles, seconds.
+    pub ttft_s: Option<PercentileClaims>,
+    /// TPOT percentiles, milliseconds.
+    pub tpot_ms: Option<PercentileClaims>,
+    /// Requests within the SLO (exact).
+    pub within_limits: Option<u64>,
+}
+
+/// Published percentiles.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PercentileClaims {
+    /// Median.
+    pub p50: Option<Claim>,
+    /// 95th percentile.
+    pub p95: Option<Claim>,
+    /// 99th percentile.
+    pub p99: Option<Claim>,
+}
+
+impl PercentileClaims {
+    /// `(key, percentile, claim)` for each of p50, p95, p99.
+    pub fn items(&self) -> [(&'static str, f64, Option<&Claim>); 3] {
+        [
+            ("p50", 50.0, self.p50.as_ref()),
+            ("p95", 95.0, self.p95.as_ref()),
+            ("p99", 99.0, self.p99.as_ref()),
+        ]
+    }
+}
+
+/// A published decimal (`-?[0-9]+(\.[0-9]+)?`), kept as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// The text as published.
+    pub text: String,
+    /// Its value.
+    pub value: f64,
+    /// Digits after the decimal point.
+    pub decimals: u32,
+}
+
+impl Claim {
+    /// Parses a published decimal string.
+    pub fn parse(s: &str) -> Result<Claim, String> {
+        let body = s.strip_prefix('-').unwrap_or(s);
+        let (int, frac) = match body.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (body, None),
+        };
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(int) || frac.is_some_and(|f| !digits(f)) || s.len() > 40 {
+            return Err(format!(
+                "claim {s:?} is not a decimal as published (-?[0-9]+(.[0-9]+)?)"
+            ));
+        }
+        let value: f64 = s
+            .parse()
+            .map_err(|_| format!("claim {s:?} is not a number"))?;
+        Ok(Claim {
+            text: s.to_string(),
+            value,
+            decimals: frac.map_or(0, |f| f.len() as u32),
+        })
+    }
+
+    /// Half a unit of the last published digit, plus 1e-9.
+    pub fn tolerance(&self) -> f64 {
+        0.5 * 10f64.powi(-(self.decimals as i32)) + 1e-9
+    }
+
+    /// True if `actual` rounds to this claim (within [`Claim::tolerance`]).
+    pub fn holds(&self, actual: f64) -> bool {
+        actual.is_finite() && (actual - self.value).abs() <= self.tolerance()
+    }
+}
+
+impl<'de> Deserialize<'de> for Claim {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Claim::parse(&s).map_err(D::Error::custom)
+    }
+}
+
+impl Qualification {
+    /// Parses and validates `qualification.json` bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Qualification, String> {
+        let q: Qualification =
+            serde_json::from_slice(bytes).map_err(|e| format!("qualification.json: {e}"))?;
+        q.validate()?;
+        Ok(q)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.schema != QUALIFICATION_SCHEMA {
+            return Err(format!(
+                "qualification.json: schema is {:?}, expected {QUALIFICATION_SCHEMA:?}",
+                self.schema
+            ));
+        }
+        if self.name.is_empty() || self.model.is_empty() {
+            return Err("qualification.json: name and model must not be empty".into());
+        }
+        let s = &self.slo;
+        if !(s.ttft_s > 0.0 && s.tpot_s > 0.0 && (0.0..=1.0).contains(&s.attainment)) {
+            return Err(
+                "qualification.json: slo needs ttft_s > 0, tpot_s > 0 and 0 <= attainment <= 1"
+                    .into(),
+            );
+        }
+        if self.engines.is_empty() {
+            return Err(
+                "qualification.json: engines is empty; a qualification needs attested engines"
+                    .into(),
+            );
+        }
+        let mut ids = BTreeSet::new();
+        for e in &self.engines {
+            if e.id.is_empty() || !ids.insert(e.id.as_str()) {
+                return Err(format!(
+                    "qualification.json: engine id {:?} is empty or listed twice",
+                    e.id
+                ));
+            }
+            check_path("engines[].attestation", &e.attestation)?;
+        }
+        let mut subj = BTreeSet::new();
+        for s in &self.required_subjects {
+            if s.is_empty() || !subj.insert(s.as_str()) {
+                return Err(format!(
+                    "qualification.json: required subject {s:?} is empty or listed twice"
+                ));
+            }
+        }
+        if self.points.is_empty() {
+            return Err("qualification.json: points is empty".into());
+        }
+        let mut names = BTreeSet::new();
+        let mut client_files = BTreeSet::new();
+        for p in &self.points {
+            if p.name.is_empty() || !names.insert(p.name.as_str()) {
+                return Err(format!(
+                    "qualification.json: point name {:?} is empty or listed twice",
+                    p.name
+                ));
+            }
+            check_path("points[].client_records", &p.client_records)?;
+            check_path("points[].journal", &p.journal)?;
+            if !client_files.insert(p.client_records.as_str()) {
+                return Err(format!(
+                    "qualification.json: client records file {:?} is named by two points; each point has its own file",
+                    p.client_records
+                ));
+            }
+            if !(p.offered_rate.is_finite() && p.offered_rate > 0.0) {
+                return Err(format!(
+                    "qualification.json: point {:?}: offered_rate must be > 0",
+                    p.name
+                ));
+            }
+            if p.requests == 0 {
+                return Err(format!(
+                    "qualification.json: point {:?}: requests must be > 0",
+                    p.name
+                ));
+            }
+        }
+        for p in &self.points {
+            if client_files.contains(p.journal.as_str()) {
+                return Err(format!(
+                    "qualification.json: {:?} is named both as client records and as a journal",
+                    p.journal
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_path(field: &str, p: &str) -> Result<(), String> {
+    validate_path(p).map_err(|why| {
+        format!("qualification.json: {field} {p:?} is not a relative run path: {why}")
+    })?;
+    if p == "qualification.json" {
+        return Err(format!(
+            "qualification.json: {field} names qualification.json itself"
+        ));
+    }
+    Ok(())
+}
+
+/// A pins file: the published values an auditor checks against.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pins {
+    /// Always [`PINS_SCHEMA`].
+    pub schema: String,
+    /// The pins, names unique.
+    pub pins: Vec<Pin>,
+}
+
+/// One published value.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pin {
+    /// `bundle`, a subject name, or any name with a `path`.
+    pub name: String,
+    /// The published digest (either case accepted, normalised).
+    pub sha256: Sha256Digest,
+    /// A file of the run this pin is checked against.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Line count of the manifest (under `manifests/`) with this digest.
+    #[serde(default)]
+    pub files: Option<u64>,
+}
+
+impl Pins {
+    /// Parses a pins file; `origin` names it in errors.
+    pub fn parse(bytes: &[u8], origin: &str) -> Result<Pins, String> {
+        let p: Pins = serde_json::from_slice(bytes)
+            .map_err(|e| format!("{origin}: invalid pins file: {e}"))?;
+        if p.schema != PINS_SCHEMA {
+            return Err(format!(
+                "{origin}: schema is {:?}, expected {PINS_SCHEMA:?}",
+                p.schema
+            ));
+        }
+        let mut names = BTreeSet::new();
+        for pin in &p.pins {
+            if pin.name.is_empty() || !names.insert(pin.name.as_str()) {
+                return Err(format!(
+                    "{origin}: pin name {:?} is empty or listed twice",
+                    pin.name
+                ));
+            }
+            if let Some(path) = &pin.path {
+                validate_path(path).map_err(|why| {
+                    format!(
+                        "{origin}: pin {:?}: path {path:?} is not a relative run path: {why}",
+                        pin.name
+                    )
+                })?;
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// A request's final status (case-sensitive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Completed normally.
+    Ok,
+    /// Failed with an error.
+    Error,
+    /// Timed out.
+    Timeout,
+    /// Cancelled.
+    Cancelled,
+}
+
+impl Status {
+    /// The spelling used in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Error => "error",
+            Status::Timeout => "timeout",
+            Status::Cancelled => "cancelled",
+        }
+    }
+}
+
+fn required<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
+}
+
+/// One client record.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClientRecord {
+    /// Request id, unique within the point.
+    pub request_id: String,
+    /// The point whose file holds this record.
+    pub point: String,
+    /// Warmup requests are excluded from metrics.
+    pub warmup: bool,
+    /// Final status.
+    pub status: Status,
+    /// Send time, unix seconds.
+    pub sent_at: f64,
+    /// First token time, unix seconds (required key, may be null).
+    #[serde(deserialize_with = "required")]
+    pub first_token_at: Option<f64>,
+    /// Completion time, unix seconds (required key, may be null).
+    #[serde(deserialize_with = "required")]
+    pub finished_at: Option<f64>,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+}
+
+impl ClientRecord {
+    /// Checks the record's internal consistency (times ordered, an ok
+    /// request has a first token and a finish time).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.request_id.is_empty() {
+            return Err("empty request_id".into());
+        }
+        if self.status == Status::Ok {
+            let (Some(ft), Some(fin)) = (self.first_token_at, self.finished_at) else {
+                return Err(format!(
+                    "request {:?}: status ok needs first_token_at and finished_at",
+                    self.request_id
+                ));
+            };
+            if !(ft >= self.sent_at && fin >= ft) {
+                return Err(format!(
+                    "request {:?}: times out of order (sent_at {} first_token_at {ft} finished_at {fin})",
+                    self.request_id, self.sent_at
+                ));
+            }
+            if self.output_tokens == 0 {
+                return Err(format!(
+                    "request {:?}: status ok with 0 output tokens",
+                    self.request_id
+                ));
+            }
+        }
+        if let Some(fin) = self.finished_at {
+            if fin < self.sent_at {
+                return Err(format!(
+                    "request {:?}: finished_at {fin} before sent_at {}",
+                    self.request_id, self.sent_at
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One router journal event.
+#[derive(Debug, Clone, Deserialize)]
+pub struct JournalEvent {
+    /// Request id.
+    pub request_id: String,
+    /// Point name.
+    pub point: String,
+    /// Event name; `terminal` ends a request.
+    pub event: String,
+    /// Event time, unix seconds.
+    pub at: f64,
+    /// Final status, on terminal events only.
+    #[serde(default)]
+    pub status: Option<Status>,
+}
+
+impl JournalEvent {
+    /// The terminal event's name.
+    pub const TERMINAL: &'static str = "terminal";
+
+    /// Checks that `status` is present exactly on terminal events.
+    pub fn validate(&self) -> Result<(), String> {
+        match (self.event == Self::TERMINAL, self.status.is_some()) {
+            (true, false) => Err(format!(
+                "request {:?}: terminal event without status",
+                self.request_id
+            )),
+            (false, true) => Err(format!(
+                "request {:?}: status on non-terminal event {:?}",
+                self.request_id, self.event
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_parse_and_tolerance() {
+        let c = Claim::parse("0.460").unwrap();
+        assert_eq!(c.decimals, 3);
+        assert!(c.holds(0.4604999));
+        assert!(c.holds(0.4595));
+        assert!(!c.holds(0.4606));
+        assert!(Claim::parse("58").unwrap().holds(58.5));
+        assert!(!Claim::parse("58").unwrap().holds(58.51));
+        for bad in ["", "1.", ".5", "+1", "1e3", "1.2.3", "NaN", " 1"] {
+            assert!(Claim::parse(bad).is_err(), "{bad}");
+        }
+        assert!(Claim::parse("-0.5").is_ok());
+    }
+
+    #[test]
+    fn records_strict() {
+        let ok = r#"{"request_id":"a","point":"p","warmup":false,"status":"ok","sent_at":1,"first_token_at":2,"finished_at":3,"input_tokens":1,"output_tokens":2}"#;
+        assert!(serde_json::from_str::<ClientRecord>(ok).is_ok());
+        let upper = ok.replace("\"ok\"", "\"OK\"");
+        assert!(serde_json::from_str::<ClientRecord>(&upper).is_err());
+        let missing = ok.replace(",\"first_token_at\":2", "");
+        assert!(serde_json::from_str::<ClientRecord>(&missing).is_err());
+        let dup = ok.replace("\"warmup\":false", "\"warmup\":false,\"warmup\":true");
+        assert!(serde_json::from_str::<ClientRecord>(&dup).is_err());
+        let nan = ok.replace("\"sent_at\":1", "\"sent_at\":NaN");
+        assert!(serde_json::from_str::<ClientRecord>(&nan).is_err());
+    }
+}
