@@ -35,6 +35,9 @@ enum Command {
     Check(cli::manifest::CheckArgs),
     /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
     Diff(cli::manifest::DiffArgs),
+    /// Verify a qualification end to end: bundle, pins, engine attestations,
+    /// count invariants and every published claim, recomputed.
+    Verify(cli::verify::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
         Command::Check(a) => cli::manifest::run_check(a, &ui),
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+        Command::Verify(a) => cli::verify::run_verify(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

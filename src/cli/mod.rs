@@ -2,6 +2,7 @@
 //! Nothing here decides a verdict; it only presents what the library returns.
 
 pub mod manifest;
+pub mod verify;
 
 use std::io::IsTerminal;
 use std::sync::Mutex;

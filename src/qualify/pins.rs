@@ -68,6 +68,21 @@ pub fn check_pins(
                 pin.name,
                 q.engines.len()
             ));
+            let unverified: Vec<&str> = q
+                .engines
+                .iter()
+                .filter(|e| !matches!(attested.get(&e.id), Some(Ok(_))))
+                .map(|e| e.id.as_str())
+                .collect();
+            if !unverified.is_empty() {
+                fail(
+                    format!(
+                        "not checkable: the attestation of {} did not verify",
+                        unverified.join(", ")
+                    ),
+                    serde_json::Value::Null,
+                );
+            }
             for e in &q.engines {
                 match attested.get(&e.id) {
                     Some(Ok(a)) => match a.subjects.iter().find(|(n, _)| *n == pin.name) {
@@ -84,13 +99,7 @@ pub fn check_pins(
                             serde_json::Value::Null,
                         ),
                     },
-                    _ => fail(
-                        format!(
-                            "not checkable: engine {}'s attestation did not verify",
-                            e.id
-                        ),
-                        serde_json::Value::Null,
-                    ),
+                    _ => {}
                 }
             }
         }

@@ -1,0 +1,533 @@
+//! Deterministic generator of a realistic qualification run (shared by the
+//! `make_sample` example and the qualify tests).
+//!
+//! Everything is derived from fixed seeds and fixed timestamps, so running it
+//! twice writes identical bytes. The keys it writes are TEST-ONLY keys,
+//! derived from public seeds: anyone can sign with them.
+#![allow(dead_code)]
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
+use ed25519_dalek::pkcs8::{EncodePrivateKey, EncodePublicKey};
+use ed25519_dalek::{Signer, SigningKey};
+use proofpack::digest::Sha256Digest;
+use proofpack::manifest::{self, BuildOptions};
+use proofpack::progress::NoProgress;
+use proofpack::qualify::metrics::MetricsAccumulator;
+use proofpack::qualify::schema::Status;
+use serde_json::{json, Value};
+
+/// Name of the sample qualification (and the bundle's root directory).
+pub const NAME: &str = "kimi-k3-mi355x-20260923-sample";
+/// Model id.
+pub const MODEL: &str = "moonshotai/Kimi-K3";
+/// Unix time the first point starts (2026-09-23T08:20:00Z).
+pub const BASE_TIME: f64 = 1_790_151_600.0;
+/// SOURCE_DATE_EPOCH for sealing (2026-09-23T12:00:00Z).
+pub const SEAL_EPOCH: u64 = 1_790_164_800;
+/// SLO.
+pub const SLO_TTFT_S: f64 = 10.0;
+/// SLO.
+pub const SLO_TPOT_S: f64 = 0.3;
+/// SLO.
+pub const SLO_ATTAINMENT: f64 = 0.95;
+/// Engines in the qualified fleet.
+pub const ENGINES: usize = 4;
+/// Weight shards.
+pub const SHARDS: usize = 96;
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Params {
+    /// Measured requests per point.
+    pub requests: u64,
+    /// Warmup requests per point.
+    pub warmup: u64,
+    /// (name, offered rate) per point.
+    pub points: Vec<(String, f64)>,
+    /// Write workload.jsonl (one line per request).
+    pub workload: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            requests: 200,
+            warmup: 1,
+            points: vec![("rate-0.5".into(), 0.5), ("rate-1".into(), 1.0)],
+            workload: true,
+        }
+    }
+}
+
+/// SplitMix64: tiny, fixed, good enough for synthetic latencies.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator with a fixed seed.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Standard normal (Box-Muller).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.f64();
+        let u2 = self.f64();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+    /// Exponential with the given rate.
+    pub fn exp(&mut self, rate: f64) -> f64 {
+        -(1.0 - self.f64()).ln() / rate
+    }
+}
+
+/// A deterministic TEST-ONLY key from a label.
+pub fn test_key(label: &str) -> SigningKey {
+    SigningKey::from_bytes(
+        &Sha256Digest::of_bytes(format!("proofpack TEST-ONLY key: {label}").as_bytes()).0,
+    )
+}
+
+/// Key id: SHA-256 of the DER SubjectPublicKeyInfo.
+pub fn key_id(k: &SigningKey) -> String {
+    let der = k
+        .verifying_key()
+        .to_public_key_der()
+        .expect("encode public key");
+    Sha256Digest::of_bytes(der.as_bytes()).to_hex()
+}
+
+/// The engine key and the release key of the sample.
+pub fn engine_key() -> SigningKey {
+    test_key("engine")
+}
+/// The release key of the sample.
+pub fn release_key() -> SigningKey {
+    test_key("release")
+}
+
+/// DSSE pre-authentication encoding.
+pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
+    let mut v = format!(
+        "DSSEv1 {} {payload_type} {} ",
+        payload_type.len(),
+        payload.len()
+    )
+    .into_bytes();
+    v.extend_from_slice(payload);
+    v
+}
+
+/// A DSSE envelope over an in-toto Statement, signed by `keys`.
+pub fn sign_envelope(statement: &Value, keys: &[&SigningKey]) -> Vec<u8> {
+    let payload_type = "application/vnd.in-toto+json";
+    let payload = serde_json::to_vec(statement).expect("statement serialises");
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let sigs: Vec<Value> = keys
+        .iter()
+        .map(|k| json!({"keyid": key_id(k), "sig": b64.encode(k.sign(&pae(payload_type, &payload)).to_bytes())}))
+        .collect();
+    let env =
+        json!({"payloadType": payload_type, "payload": b64.encode(&payload), "signatures": sigs});
+    let mut out = serde_json::to_vec_pretty(&env).expect("envelope serialises");
+    out.push(b'\n');
+    out
+}
+
+/// An engine attestation Statement.
+pub fn engine_statement(
+    engine: usize,
+    subjects: &[(&str, Sha256Digest)],
+    image: &Sha256Digest,
+    model: &str,
+) -> Value {
+    let subject: Vec<Value> = subjects
+        .iter()
+        .map(|(n, d)| json!({"name": n, "digest": {"sha256": d.to_hex()}}))
+        .collect();
+    json!({
+        "_type": "https://in-toto.io/Statement/v1",
+        "subject": subject,
+        "predicateType": "urn:proofpack:predicate:engine:v1",
+        "predicate": {
+            "engine": {"id": format!("engine-{engine}"), "name": "vllm", "version": "0.11.2+rocm7.0", "image": image.prefixed()},
+            "host": format!("mi355x-node-{:02}.qual.example", engine + 1),
+            "model": model,
+            "accelerator": {"name": "AMD Instinct MI355X", "count": 8},
+            "parallelism": {"tensor": 8},
+            "launched_at": format!("2026-09-23T07:{:02}:00Z", 40 + engine),
+            "generation": 1
+        }
+    })
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    if let Some(d) = path.parent() {
+        fs::create_dir_all(d).unwrap_or_else(|e| panic!("mkdir {}: {e}", d.display()));
+    }
+    fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+fn pretty(v: &Value) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(v).expect("json");
+    out.push(b'\n');
+    out
+}
+
+/// One tiny but valid safetensors file.
+pub fn safetensors_shard(i: usize, rng: &mut Rng) -> Vec<u8> {
+    let name = format!("model.layers.{i}.mlp.experts.gate_proj.weight");
+    let n = 16usize; // 4x4 bf16 = 32 bytes
+    let header = json!({
+        "__metadata__": {"format": "pt"},
+        name: {"dtype": "BF16", "shape": [4, 4], "data_offsets": [0, n * 2]}
+    });
+    let mut h = serde_json::to_vec(&header).expect("json");
+    while h.len() % 8 != 0 {
+        h.push(b' ');
+    }
+    let mut out = (h.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&h);
+    for _ in 0..n {
+        let x = (rng.normal() * 0.02) as f32;
+        out.extend_from_slice(&((x.to_bits() >> 16) as u16).to_le_bytes());
+    }
+    out
+}
+
+fn t6(x: f64) -> f64 {
+    format!("{x:.6}").parse().expect("number")
+}
+
+fn opt6(x: Option<f64>) -> String {
+    x.map_or_else(|| "null".into(), |v| format!("{v:.6}"))
+}
+
+/// Paths of a generated sample.
+pub struct Sample {
+    /// The run directory.
+    pub run: PathBuf,
+    /// The weights directory.
+    pub weights: PathBuf,
+    /// Digest of manifests/weights.manifest.
+    pub weights_manifest: Sha256Digest,
+    /// Digest of inputs/config.json.
+    pub config: Sha256Digest,
+    /// Digest of inputs/fleet-qualified.json.
+    pub fleet: Sha256Digest,
+    /// The engine image digest.
+    pub image: Sha256Digest,
+}
+
+/// Writes the weights and the run directory under `out` (`out/weights`,
+/// `out/run/<NAME>`), replacing earlier ones.
+pub fn generate(out: &Path, p: &Params) -> Sample {
+    let weights = out.join("weights");
+    let run = out.join("run").join(NAME);
+    for d in [&weights, &out.join("run")] {
+        if d.exists() {
+            fs::remove_dir_all(d).unwrap_or_else(|e| panic!("remove {}: {e}", d.display()));
+        }
+    }
+    let mut rng = Rng::new(0x5EED_0001);
+    for i in 1..=SHARDS {
+        write(
+            &weights.join(format!("model-{i:05}-of-{SHARDS:05}.safetensors")),
+            &safetensors_shard(i, &mut rng),
+        );
+    }
+    let wm = manifest::build(
+        &weights,
+        &BuildOptions {
+            excludes: vec![],
+            threads: 1,
+            cache: None,
+        },
+        &NoProgress,
+    )
+    .expect("weights manifest");
+    let wm_text = wm.canonical_text();
+    write(&run.join("manifests/weights.manifest"), wm_text.as_bytes());
+    let weights_manifest = Sha256Digest::of_bytes(wm_text.as_bytes());
+
+    let config = pretty(&json!({
+        "architectures": ["KimiK3ForCausalLM"],
+        "model_type": "kimi_k3",
+        "hidden_size": 7168,
+        "intermediate_size": 18432,
+        "moe_intermediate_size": 2048,
+        "num_hidden_layers": 61,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 64,
+        "n_routed_experts": 384,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 8,
+        "max_position_embeddings": 262144,
+        "vocab_size": 163840,
+        "rope_theta": 50000.0,
+        "torch_dtype": "bfloat16",
+        "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
+    }));
+    write(&run.join("inputs/config.json"), &config);
+    let image =
+        Sha256Digest::of_bytes(b"sample engine image: rocm/vllm:0.11.2-rocm7.0 (synthetic)");
+    let fleet = pretty(&json!({
+        "fleet": "mi355x-qualification",
+        "model": MODEL,
+        "engines": (0..ENGINES).map(|i| json!({
+            "id": format!("engine-{i}"),
+            "host": format!("mi355x-node-{:02}.qual.example", i + 1),
+            "image": image.prefixed(),
+            "accelerator": {"name": "AMD Instinct MI355X", "count": 8},
+            "parallelism": {"tensor": 8}
+        })).collect::<Vec<_>>()
+    }));
+    write(&run.join("inputs/fleet-qualified.json"), &fleet);
+    write(
+        &run.join("inputs/benchmark-plan.json"),
+        &pretty(&json!({
+            "plan": "kimi-k3-serving-qualification",
+            "workload": "inputs/workload.jsonl",
+            "arrival": "poisson",
+            "seed": 20260923,
+            "points": p.points.iter().map(|(n, r)| json!({"name": n, "offered_rate": r, "requests": p.requests, "warmup": p.warmup})).collect::<Vec<_>>(),
+            "slo": {"ttft_s": SLO_TTFT_S, "tpot_s": SLO_TPOT_S, "attainment": SLO_ATTAINMENT},
+            "request_timeout_s": 600
+        })),
+    );
+    write(
+        &run.join("inputs/profile-store.json"),
+        &pretty(&json!({
+            "profiles": [{"engine": "vllm", "version": "0.11.2+rocm7.0", "model": MODEL,
+                          "args": ["--tensor-parallel-size", "8", "--max-model-len", "131072", "--kv-cache-dtype", "fp8", "--max-num-seqs", "64"]}]
+        })),
+    );
+    write(
+        &run.join("preflight.json"),
+        &pretty(&json!({
+            "checked_at": "2026-09-23T08:05:00Z",
+            "checks": [
+                {"name": "weights-manifest", "ok": true, "detail": format!("{SHARDS} shards match {}", weights_manifest.prefixed())},
+                {"name": "engine-images", "ok": true, "detail": format!("{ENGINES} engines run {}", image.prefixed())},
+                {"name": "health", "ok": true, "detail": "all engines answer /health"},
+                {"name": "clock-skew", "ok": true, "detail": "max skew 3 ms"}
+            ]
+        })),
+    );
+
+    let mut workload = String::new();
+    let mut journal: Vec<(f64, u64, String)> = Vec::new();
+    let mut seq = 0u64;
+    let mut points_json = Vec::new();
+    for (k, (pname, rate)) in p.points.iter().enumerate() {
+        let mut rng = Rng::new(0xC11E_0000 + k as u64);
+        let mut client = String::new();
+        let mut acc = MetricsAccumulator::default();
+        let t0 = BASE_TIME + 3600.0 * k as f64;
+        let load = rate / 1.0; // heavier load, slower first tokens
+        let mut t = t0;
+        for i in 0..(p.warmup + p.requests) {
+            let warm = i < p.warmup;
+            let rid = if warm {
+                format!("{pname}-warmup-{i:03}")
+            } else {
+                format!("{pname}-{:06}", i - p.warmup)
+            };
+            let sent = if warm {
+                t0 - 60.0 + 5.0 * i as f64
+            } else {
+                t += rng.exp(*rate);
+                t
+            };
+            let input_tokens = 1024 + (rng.f64() * 7000.0) as u64;
+            let max_tokens = 96 + (rng.f64() * 64.0) as u64;
+            let ttft = (4.6 + 1.2 * load + 0.9 * rng.normal()).clamp(2.2, 9.4);
+            let tpot = (0.2565 + 0.004 * load + 0.0006 * rng.normal()).clamp(0.24, 0.29);
+            // A few requests fail at the heavier point; the table shows them.
+            let n = i.saturating_sub(p.warmup);
+            let status = if !warm && *rate >= 1.0 && n % 97 == 41 {
+                Status::Error
+            } else if !warm && *rate >= 1.0 && n % 151 == 88 {
+                Status::Timeout
+            } else {
+                Status::Ok
+            };
+            let (first, fin, out_tok) = match status {
+                Status::Ok => {
+                    let f = t6(sent + ttft);
+                    (
+                        Some(f),
+                        Some(t6(f + tpot * (max_tokens - 1) as f64)),
+                        max_tokens,
+                    )
+                }
+                Status::Error => (None, Some(t6(sent + 0.731)), 0),
+                _ => (Some(t6(sent + ttft)), None, 17),
+            };
+            let sent = t6(sent);
+            if p.workload {
+                let _ = writeln!(workload, "{{\"request_id\":\"{rid}\",\"input_tokens\":{input_tokens},\"max_tokens\":{max_tokens}}}");
+            }
+            let _ = writeln!(
+                client,
+                "{{\"request_id\":\"{rid}\",\"point\":\"{pname}\",\"warmup\":{warm},\"status\":\"{}\",\"sent_at\":{sent:.6},\"first_token_at\":{},\"finished_at\":{},\"input_tokens\":{input_tokens},\"output_tokens\":{out_tok}}}",
+                status.as_str(),
+                opt6(first),
+                opt6(fin)
+            );
+            if !warm {
+                acc.add(status, sent, first, fin, out_tok, SLO_TTFT_S, SLO_TPOT_S);
+            }
+            let engine = (i as usize) % ENGINES;
+            let mut ev = |at: f64, text: String| {
+                seq += 1;
+                journal.push((at, seq, text));
+            };
+            ev(sent + 0.0004, format!("{{\"request_id\":\"{rid}\",\"point\":\"{pname}\",\"event\":\"received\",\"at\":{:.6}}}", sent + 0.0004));
+            ev(
+                sent + 0.0011,
+                format!("{{\"request_id\":\"{rid}\",\"point\":\"{pname}\",\"event\":\"routed\",\"at\":{:.6},\"engine\":\"engine-{engine}\"}}", sent + 0.0011),
+            );
+            if let Some(f) = first {
+                ev(f, format!("{{\"request_id\":\"{rid}\",\"point\":\"{pname}\",\"event\":\"first_token\",\"at\":{f:.6}}}"));
+            }
+            let end = fin.unwrap_or(sent + 600.0);
+            ev(
+                end + 0.0002,
+                format!(
+                    "{{\"request_id\":\"{rid}\",\"point\":\"{pname}\",\"event\":\"terminal\",\"at\":{:.6},\"status\":\"{}\"}}",
+                    end + 0.0002,
+                    status.as_str()
+                ),
+            );
+        }
+        let file = format!("benchmark/{pname}/client.jsonl");
+        write(&run.join(&file), client.as_bytes());
+        let m = acc.finish();
+        let f3 = |v: Option<f64>| format!("{:.3}", v.expect("metric"));
+        let f1 = |v: Option<f64>| format!("{:.1}", v.expect("metric"));
+        points_json.push(json!({
+            "name": pname, "offered_rate": rate, "requests": p.requests, "warmup": p.warmup,
+            "client_records": file, "journal": "router-journal.jsonl",
+            "claims": {
+                "completed_rate": f3(m.completed_rate),
+                "output_throughput": f1(m.output_throughput),
+                "ttft_s": {"p50": f3(m.ttft_s[0]), "p95": f3(m.ttft_s[1]), "p99": f3(m.ttft_s[2])},
+                "tpot_ms": {"p50": f1(m.tpot_ms[0]), "p95": f1(m.tpot_ms[1]), "p99": f1(m.tpot_ms[2])},
+                "within_limits": m.within_limits
+            }
+        }));
+    }
+    if p.workload {
+        write(&run.join("inputs/workload.jsonl"), workload.as_bytes());
+    }
+    journal.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut jtext = String::with_capacity(journal.len() * 100);
+    for (_, _, line) in journal {
+        jtext.push_str(&line);
+        jtext.push('\n');
+    }
+    write(&run.join("router-journal.jsonl"), jtext.as_bytes());
+
+    let config_d = Sha256Digest::of_bytes(&config);
+    let ek = engine_key();
+    let mut engines = Vec::new();
+    for e in 0..ENGINES {
+        let st = engine_statement(
+            e,
+            &[
+                ("weights.manifest", weights_manifest),
+                ("config.json", config_d),
+                ("engine-image", image),
+            ],
+            &image,
+            MODEL,
+        );
+        let path = format!("attestations/engine-{e}.dsse.json");
+        write(&run.join(&path), &sign_envelope(&st, &[&ek]));
+        engines.push(json!({"id": format!("engine-{e}"), "attestation": path}));
+    }
+    let q = json!({
+        "schema": "proofpack/qualification/v1",
+        "name": NAME,
+        "model": MODEL,
+        "slo": {"ttft_s": SLO_TTFT_S, "tpot_s": SLO_TPOT_S, "attainment": SLO_ATTAINMENT},
+        "engines": engines,
+        "required_subjects": ["weights.manifest", "config.json", "engine-image"],
+        "points": points_json
+    });
+    write(&run.join("qualification.json"), &pretty(&q));
+    Sample {
+        run,
+        weights,
+        weights_manifest,
+        config: config_d,
+        fleet: Sha256Digest::of_bytes(&fleet),
+        image,
+    }
+}
+
+/// PEM files of a key pair.
+pub fn write_keys(dir: &Path, prefix: &str, k: &SigningKey) {
+    let private = k.to_pkcs8_pem(LineEnding::LF).expect("pkcs8");
+    let public = k
+        .verifying_key()
+        .to_public_key_pem(LineEnding::LF)
+        .expect("spki");
+    write(&dir.join(format!("{prefix}.key")), private.as_bytes());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(
+            dir.join(format!("{prefix}.key")),
+            fs::Permissions::from_mode(0o600),
+        );
+    }
+    write(&dir.join(format!("{prefix}.pub")), public.as_bytes());
+}
+
+/// A trust file for the given (key, roles, label) triples.
+pub fn trust_json(keys: &[(&SigningKey, &[&str], &str)]) -> Vec<u8> {
+    let ks: Vec<Value> = keys
+        .iter()
+        .map(|(k, roles, label)| {
+            json!({
+                "keyid": key_id(k),
+                "roles": roles,
+                "public_key": k.verifying_key().to_public_key_pem(LineEnding::LF).expect("spki"),
+                "label": label
+            })
+        })
+        .collect();
+    pretty(&json!({"schema": "proofpack/trust/v1", "keys": ks}))
+}
+
+/// The pins file for a sample (bundle digest optional: run-dir tests).
+pub fn pins_json(s: &Sample, bundle: Option<Sha256Digest>) -> Vec<u8> {
+    let mut pins = Vec::new();
+    if let Some(b) = bundle {
+        pins.push(json!({"name": "bundle", "sha256": b.to_hex()}));
+    }
+    pins.push(
+        json!({"name": "weights.manifest", "sha256": s.weights_manifest.to_hex(), "files": SHARDS}),
+    );
+    pins.push(json!({"name": "config.json", "sha256": s.config.to_hex()}));
+    pins.push(json!({"name": "qualified-fleet", "path": "inputs/fleet-qualified.json", "sha256": s.fleet.to_hex()}));
+    pins.push(json!({"name": "engine-image", "sha256": s.image.to_hex()}));
+    pretty(&json!({"schema": "proofpack/pins/v1", "pins": pins}))
+}

@@ -1,0 +1,218 @@
+//! `verify`: the auditor's verb. A sealed bundle or a run directory, the
+//! published pins and the trust roots in; a checklist, a verdict and the
+//! recomputed measured-points table out.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use proofpack::qualify::schema::{Pins, MAX_SMALL_FILE};
+use proofpack::qualify::{self, table, Options, Verification};
+use proofpack::report::{Check, Report};
+
+use super::{describe, Ui};
+
+/// How to print the recomputed table.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Aligned plain text.
+    Text,
+    /// GitHub-flavoured Markdown, ready to paste into a publication.
+    Markdown,
+    /// No table.
+    None,
+}
+
+/// `proofpack verify`
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// The sealed bundle (.tgz) or the run directory to verify.
+    pub target: PathBuf,
+    /// The published pins (proofpack/pins/v1). Without it the verdict is
+    /// "unpinned": the run is checked for internal consistency only.
+    #[arg(long, value_name = "PINS")]
+    pub pins: Option<PathBuf>,
+    /// Trust roots (proofpack/trust/v1). Without it the engine attestations
+    /// fail: a signature that nobody trusts proves nothing.
+    #[arg(long, value_name = "TRUST")]
+    pub trust: Option<PathBuf>,
+    /// Print the report as one JSON object (proofpack/report/v1) instead.
+    #[arg(long)]
+    pub json: bool,
+    /// Fail when the bundle has no release seal beside it.
+    #[arg(long)]
+    pub require_seal: bool,
+    /// Layout of the recomputed measured-points table.
+    #[arg(long, value_enum, default_value = "text")]
+    pub table: TableFormat,
+}
+
+fn read_arg_file(path: &PathBuf, what: &str) -> Result<Vec<u8>> {
+    proofpack::manifest::read_capped(path, MAX_SMALL_FILE)
+        .with_context(|| format!("cannot read the {what} file"))
+}
+
+/// Runs `proofpack verify`.
+pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
+    let pins = match &args.pins {
+        None => None,
+        Some(p) => {
+            let bytes = read_arg_file(p, "pins")?;
+            Some(Pins::parse(&bytes, &p.display().to_string()).map_err(anyhow::Error::msg)?)
+        }
+    };
+    if args.trust.is_some() {
+        // TEMPORARY until the attest module lands (see the branch history).
+        anyhow::bail!("--trust is not supported by this build yet");
+    }
+    let opts = Options {
+        pins: pins.as_ref(),
+        attestations: None,
+    };
+    let started = std::time::Instant::now();
+    let v = if args.target.is_dir() {
+        qualify::verify_run_dir(&args.target, &opts)?
+    } else {
+        // TEMPORARY until the bundle module lands.
+        let _ = args.require_seal;
+        anyhow::bail!(
+            "{}: bundles are not supported by this build yet",
+            args.target.display()
+        )
+    };
+    if args.json {
+        println!("{}", v.report.to_json());
+    } else {
+        print_human(&v, &args, ui);
+    }
+    if !ui.quiet {
+        ui.note(&format!(
+            "verify: {} checks ({} passed, {} failed, {} skipped) in {:.2} s",
+            v.report.checks.len(),
+            v.report.summary.passed,
+            v.report.summary.failed,
+            v.report.summary.skipped,
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(v.report.exit_code())
+}
+
+/// The area a check belongs to, for grouping the checklist.
+fn area(id: &str, points: &[&str]) -> String {
+    if let Some(rest) = id.strip_prefix("point:") {
+        // Point names may contain '.', so match the declared names.
+        let name = points
+            .iter()
+            .filter(|n| rest.strip_prefix(**n).is_some_and(|r| r.starts_with('.')))
+            .max_by_key(|n| n.len())
+            .copied()
+            .unwrap_or_else(|| rest.split('.').next().unwrap_or(rest));
+        return format!("point {name}");
+    }
+    let head = id.split([':', '.']).next().unwrap_or(id);
+    match head {
+        "bundle" => "bundle".into(),
+        "seal" => "seal".into(),
+        "qualification" => "qualification".into(),
+        "pin" => "pins".into(),
+        "attestation" => "engine attestations".into(),
+        other => other.into(),
+    }
+}
+
+fn mark(ui: &Ui, c: &Check) -> String {
+    match c.ok {
+        Some(true) => ui.green("PASS"),
+        Some(false) => ui.red("FAIL"),
+        None => ui.yellow("SKIP"),
+    }
+}
+
+/// The verdict line.
+pub fn verdict(report: &Report, pinned: bool) -> String {
+    let s = report.summary;
+    let total = report.checks.len();
+    if s.failed > 0 {
+        format!("FAILED: {} of {} checks failed", s.failed, total)
+    } else if !pinned {
+        format!(
+            "VERIFIED (unpinned): the run is internally consistent ({} checks passed, {} skipped), but nothing was compared with published pins; pass --pins",
+            s.passed, s.skipped
+        )
+    } else {
+        format!(
+            "VERIFIED: {} checks passed, {} skipped",
+            s.passed, s.skipped
+        )
+    }
+}
+
+fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
+    let r = &v.report;
+    println!("{}", ui.bold(&format!("proofpack verify {}", r.target)));
+    let mut current = String::new();
+    let bundle_entries_ok = r
+        .checks
+        .iter()
+        .filter(|c| c.id.starts_with("bundle.entry:"))
+        .all(|c| c.ok == Some(true));
+    let entries = r
+        .checks
+        .iter()
+        .filter(|c| c.id.starts_with("bundle.entry:"))
+        .count();
+    let mut entries_summarised = false;
+    let points: Vec<&str> = v
+        .qualification
+        .as_ref()
+        .map(|q| q.points.iter().map(|p| p.name.as_str()).collect())
+        .unwrap_or_default();
+    for c in &r.checks {
+        let a = area(&c.id, &points);
+        if a != current {
+            println!("\n{}", ui.bold(&a));
+            current = a;
+        }
+        // Hundreds of passing entry checks say nothing a summary does not.
+        if c.id.starts_with("bundle.entry:") && bundle_entries_ok && !ui.verbose {
+            if !entries_summarised {
+                println!(
+                    "  {} bundle.entry:*  all {entries} files match MANIFEST",
+                    ui.green("PASS")
+                );
+                entries_summarised = true;
+            }
+            continue;
+        }
+        let detail = if c.ok == Some(false) {
+            describe(c)
+        } else {
+            c.detail.clone()
+        };
+        println!("  {} {}  {}", mark(ui, c), c.id, detail);
+    }
+    println!();
+    let line = verdict(r, v.pinned);
+    if r.ok {
+        println!("{}", ui.green(&ui.bold(&line)));
+    } else {
+        println!("{}", ui.red(&ui.bold(&line)));
+    }
+    if args.table != TableFormat::None && !v.rows.is_empty() {
+        let q = v.qualification.as_ref();
+        println!(
+            "\nMeasured points of {} (recomputed from the client records{}):\n",
+            q.map_or("the run", |q| q.name.as_str()),
+            if r.ok {
+                ""
+            } else {
+                "; the verdict above is FAILED"
+            }
+        );
+        match args.table {
+            TableFormat::Markdown => print!("{}", table::render_markdown(&v.rows)),
+            _ => print!("{}", table::render_text(&v.rows)),
+        }
+    }
+}
