@@ -84,8 +84,8 @@ pub fn check_pins(
                 );
             }
             for e in &q.engines {
-                match attested.get(&e.id) {
-                    Some(Ok(a)) => match a.subjects.iter().find(|(n, _)| *n == pin.name) {
+                if let Some(Ok(a)) = attested.get(&e.id) {
+                    match a.subjects.iter().find(|(n, _)| *n == pin.name) {
                         Some((_, d)) if *d == want => {}
                         Some((_, d)) => fail(
                             format!(
@@ -98,8 +98,7 @@ pub fn check_pins(
                             format!("engine {}: attestation has no subject {}", e.id, pin.name),
                             serde_json::Value::Null,
                         ),
-                    },
-                    _ => {}
+                    }
                 }
             }
         }
