@@ -47,7 +47,7 @@ pub struct VerifyArgs {
     pub table: TableFormat,
 }
 
-fn read_arg_file(path: &PathBuf, what: &str) -> Result<Vec<u8>> {
+fn read_arg_file(path: &std::path::Path, what: &str) -> Result<Vec<u8>> {
     proofpack::manifest::read_capped(path, MAX_SMALL_FILE)
         .with_context(|| format!("cannot read the {what} file"))
 }
