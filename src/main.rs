@@ -14,7 +14,12 @@ use clap::{Parser, Subcommand};
 /// Exit status: 0 the evidence holds (no drift), 1 it does not, 2 proofpack
 /// could not do its job (bad flags, unreadable argument file, I/O error).
 #[derive(Parser)]
-#[command(name = "proofpack", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "proofpack",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 struct Cli {
     #[command(flatten)]
     global: cli::GlobalArgs,
@@ -30,6 +35,10 @@ enum Command {
     Check(cli::manifest::CheckArgs),
     /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
     Diff(cli::manifest::DiffArgs),
+    /// Ed25519 keys: generate a pair, print a key id, write a trust file.
+    Key(cli::key::KeyArgs),
+    /// Signed statements: sign (any predicate, or an engine attestation) and verify.
+    Attest(cli::attest::AttestArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +48,8 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
         Command::Check(a) => cli::manifest::run_check(a, &ui),
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+        Command::Key(a) => cli::key::run_key(a, &ui),
+        Command::Attest(a) => cli::attest::run_attest(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

@@ -1,6 +1,8 @@
 //! Command-line front end: argument structs per verb, terminal rendering.
 //! Nothing here decides a verdict; it only presents what the library returns.
 
+pub mod attest;
+pub mod key;
 pub mod manifest;
 
 use std::io::IsTerminal;
@@ -99,7 +101,12 @@ impl Ui {
 /// A check's detail with expected/actual values appended when present.
 pub fn describe(c: &Check) -> String {
     match (&c.expected, &c.actual) {
-        (Some(e), Some(a)) => format!("{}; expected {}, found {}", c.detail, short_json(e), short_json(a)),
+        (Some(e), Some(a)) => format!(
+            "{}; expected {}, found {}",
+            c.detail,
+            short_json(e),
+            short_json(a)
+        ),
         _ => c.detail.clone(),
     }
 }
@@ -147,9 +154,11 @@ impl TermProgress {
         let bar = enabled.then(|| {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
             b.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}")
-                    .expect("valid template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
             );
             b.set_message(what.to_string());
             b
