@@ -378,9 +378,11 @@ impl Statement {
             let digest = s.digest.ok_or_else(|| bad("no digest".into()))?;
             let hex = match digest.get("sha256") {
                 Some(Value::String(h)) => h,
-                Some(other) => return Err(bad(format!(
+                Some(other) => {
+                    return Err(bad(format!(
                     "digest.sha256 is {other}, expected a string of 64 lowercase hex characters"
-                ))),
+                )))
+                }
                 None => {
                     return Err(bad(
                         "no sha256 digest; proofpack needs {\"sha256\": \"<64 hex>\"}".into(),

@@ -30,8 +30,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
-use ed25519_dalek::pkcs8::{DecodePrivateKey, EncodePrivateKey, ObjectIdentifier};
+use ed25519_dalek::pkcs8::{DecodePrivateKey, ObjectIdentifier};
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
@@ -320,6 +319,57 @@ pub fn public_key_pem(key: &VerifyingKey) -> String {
     format!("-----BEGIN PUBLIC KEY-----\n{b64}\n-----END PUBLIC KEY-----\n")
 }
 
+/// DER prefix of an Ed25519 PKCS#8 v1 PrivateKeyInfo (RFC 8410): version 0,
+/// AlgorithmIdentifier 1.3.101.112, OCTET STRING { OCTET STRING (32-byte seed) }.
+const ED25519_PKCS8_PREFIX: [u8; 16] = [
+    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+];
+
+/// The PKCS#8 PEM text of a private key, in the 48-byte v1 form of RFC 8410
+/// that OpenSSL 3 and Python's `cryptography` write and read. (The v2 form
+/// with the public key attached, which some libraries write, is not read by
+/// OpenSSL 3.0.) The returned text is wiped when dropped.
+pub fn private_key_pem(key: &SigningKey) -> SecretText {
+    use base64::Engine as _;
+    let mut der = Wiped(Vec::with_capacity(48));
+    der.0.extend_from_slice(&ED25519_PKCS8_PREFIX);
+    der.0.extend_from_slice(key.as_bytes());
+    let b64 = Wiped(
+        base64::engine::general_purpose::STANDARD
+            .encode(&der.0)
+            .into_bytes(),
+    );
+    let mut text = String::with_capacity(128);
+    text.push_str("-----BEGIN PRIVATE KEY-----\n");
+    text.push_str(std::str::from_utf8(&b64.0).expect("base64 is ASCII"));
+    text.push_str("\n-----END PRIVATE KEY-----\n");
+    SecretText(text)
+}
+
+/// Text holding a secret, wiped when dropped.
+pub struct SecretText(String);
+
+impl SecretText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    /// The text as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl Drop for SecretText {
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.0).into_bytes();
+        for b in bytes.iter_mut() {
+            *b = 0;
+        }
+        std::hint::black_box(&bytes);
+    }
+}
+
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> KeyError + '_ {
     move |source| KeyError::Io {
         path: path.to_path_buf(),
@@ -571,12 +621,7 @@ pub fn generate_keypair(prefix: &Path, force: bool) -> Result<String, KeyError> 
     }
     let signing = SigningKey::generate(&mut rand_core::OsRng);
     let verifying = signing.verifying_key();
-    let pem = signing
-        .to_pkcs8_pem(LineEnding::LF)
-        .map_err(|e| KeyError::BadPem {
-            origin: key_path.display().to_string(),
-            reason: format!("cannot encode the new key: {e}"),
-        })?;
+    let pem = private_key_pem(&signing);
     let exists = |e: AtomicError| match e {
         AtomicError::Exists { path } => KeyError::Exists { path },
         other => KeyError::Write(other),
