@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use ed25519_dalek::SigningKey;
 use proofpack::attest::{self, EnginePredicate, Statement, Subject, ENGINE_PREDICATE_TYPE};
 use proofpack::keys::{self, Role, TrustStore};
 use proofpack::manifest::Manifest;
@@ -154,11 +155,21 @@ fn read_json_object(path: &Path, what: &str) -> Result<Value> {
     Ok(v)
 }
 
-fn sign_and_write(statement: &Statement, out: &SignOutput, ui: &Ui) -> Result<i32> {
+/// Loads the signing keys first, so that a bad key fails before any hashing.
+fn load_keys(out: &SignOutput) -> Result<Vec<SigningKey>> {
     let mut signing = Vec::new();
     for k in &out.key {
         signing.push(keys::load_signing_key(k)?);
     }
+    Ok(signing)
+}
+
+fn sign_and_write(
+    statement: &Statement,
+    signing: &[SigningKey],
+    out: &SignOutput,
+    ui: &Ui,
+) -> Result<i32> {
     let refs: Vec<&_> = signing.iter().collect();
     let envelope = attest::sign_statement(statement, &refs);
     proofpack::atomic::write_atomic(&out.output, &envelope, 0o644, true)?;
@@ -192,6 +203,7 @@ fn check_unique(subjects: &[Subject]) -> Result<()> {
 }
 
 fn run_sign(a: SignArgs, ui: &Ui) -> Result<i32> {
+    let signing = load_keys(&a.out)?;
     let predicate = read_json_object(&a.predicate, "--predicate")?;
     let mut subjects = Vec::new();
     for spec in &a.subject {
@@ -204,7 +216,7 @@ fn run_sign(a: SignArgs, ui: &Ui) -> Result<i32> {
         let p = EnginePredicate::from_statement(&statement)?;
         p.statement(statement.subjects.clone())?;
     }
-    sign_and_write(&statement, &a.out, ui)
+    sign_and_write(&statement, &signing, &a.out, ui)
 }
 
 /// Sets `obj[path...] = value`, creating objects on the way.
@@ -253,6 +265,7 @@ fn named_subject(name: &str, value: &str, manifest: bool) -> Result<Subject> {
 }
 
 fn run_engine(a: EngineArgs, ui: &Ui) -> Result<i32> {
+    let signing = load_keys(&a.out)?;
     let mut pred = match &a.predicate {
         Some(p) => read_json_object(p, "--predicate")?,
         None => Value::Object(Map::new()),
@@ -315,7 +328,7 @@ fn run_engine(a: EngineArgs, ui: &Ui) -> Result<i32> {
     }
     check_unique(&subjects)?;
     let statement = predicate.statement(subjects)?;
-    sign_and_write(&statement, &a.out, ui)
+    sign_and_write(&statement, &signing, &a.out, ui)
 }
 
 fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
