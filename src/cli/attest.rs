@@ -371,9 +371,9 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
     match &v.result {
         Ok(st) => {
             if !a.json {
-                println!("predicateType: {}", ui.bold(&st.predicate_type));
+                println!("predicateType: {}", st.predicate_type);
                 for s in &st.subjects {
-                    println!("subject: {} sha256:{}", ui.bold(&s.name), s.digest);
+                    println!("subject: {} sha256:{}", s.name, s.digest);
                 }
                 for k in st.signers() {
                     let label = trust.get(k).and_then(|t| t.label.clone());
