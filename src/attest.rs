@@ -777,8 +777,8 @@ pub fn verify_envelope(
 
 impl EnvelopeVerification {
     /// The findings as report checks: `envelope`, one `signature:<keyid>` per
-    /// signature (failed only if malformed; signatures that verify under no
-    /// key of the role are reported as not counted and skipped),
+    /// signature (passed when counted; any other signature, malformed ones
+    /// included, is reported as not counted and skipped),
     /// `attestation` (the threshold), and `statement` (payload type and
     /// Statement, "not checkable" when the signatures do not hold).
     pub fn to_checks(&self) -> Vec<Check> {
@@ -809,9 +809,11 @@ impl EnvelopeVerification {
                 used.insert(id.clone());
             }
             let text = o.describe(self.role);
+            // Spec: signatures beyond the counted ones are reported and
+            // otherwise ignored, so they are skipped, not failed; the
+            // `attestation` check fails when too few count.
             checks.push(match o.status {
                 SignatureStatus::Counted { .. } => Check::pass(id, text),
-                SignatureStatus::Malformed { .. } => Check::fail(id, text),
                 _ => Check::skip(id, format!("not counted: {text}")),
             });
         }

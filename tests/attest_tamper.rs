@@ -322,3 +322,61 @@ fn cli_reports_tampering_with_exit_1() {
         .code(1);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("counts once"));
 }
+
+#[test]
+fn extra_bad_signatures_are_reported_and_ignored() {
+    let d = tempfile::tempdir().unwrap();
+    let a = test_key(1);
+    let trust = write_trust(d.path(), "trust.json", &trust_of(&[(&a, &[Role::Engine])]));
+    let env = attest::sign_statement(&engine_statement(), &[&a]);
+    let (pt, payload, mut sigs) = parts(&env);
+    sigs.push(("junk".into(), B64.encode([1u8; 63])));
+    sigs.push(("".into(), "not base64!".into()));
+    sigs.push((
+        key_id(&test_key(5).verifying_key()),
+        sig_b64(&test_key(5), &pt, &payload),
+    ));
+    let p = d.path().join("env.json");
+    std::fs::write(&p, envelope(&pt, &payload, &sigs)).unwrap();
+    let out = bin()
+        .args(["attest", "verify", "--json"])
+        .arg(&p)
+        .arg("--trust")
+        .arg(&trust)
+        .assert()
+        .code(0);
+    let r: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(r["ok"], true);
+    assert_eq!(r["summary"]["passed"], 4);
+    assert_eq!(r["summary"]["skipped"], 3);
+    let ids: Vec<&str> = r["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let a_id = format!("signature:{}", key_id(&a.verifying_key()));
+    let k5 = format!("signature:{}", key_id(&test_key(5).verifying_key()));
+    assert_eq!(
+        ids,
+        vec![
+            "envelope",
+            &a_id,
+            "signature:junk",
+            "signature:#3",
+            &k5,
+            "attestation",
+            "statement"
+        ]
+    );
+    let out = bin()
+        .args(["attest", "verify"])
+        .arg(&p)
+        .arg("--trust")
+        .arg(&trust)
+        .assert()
+        .code(0);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("sig is 63 bytes"), "{err}");
+    assert!(err.contains("not in the trust file"), "{err}");
+}
