@@ -1099,6 +1099,50 @@ impl EnginePredicate {
     }
 }
 
+/// The predicate of a bundle seal (`urn:proofpack:predicate:seal:v1`):
+/// totals of the bundle MANIFEST's file set (MANIFEST itself excluded), the
+/// sealing time and, as proofpack writes it, the tool that sealed.
+/// Unknown fields are rejected, as for the engine predicate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SealPredicate {
+    /// Number of files listed in MANIFEST.
+    pub files: u64,
+    /// Sum of their sizes.
+    pub bytes: u64,
+    /// Sealing time, RFC 3339 UTC.
+    pub sealed_at: String,
+    /// `proofpack <version>` (optional for readers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+}
+
+impl SealPredicate {
+    /// The seal predicate of a Statement whose predicate type is the seal
+    /// type, checked (`sealed_at` RFC 3339 UTC).
+    pub fn from_statement(s: &Statement) -> Result<Self, AttestError> {
+        let bad = |reason: String| AttestError::BadPredicate {
+            predicate_type: SEAL_PREDICATE_TYPE.into(),
+            reason,
+        };
+        if s.predicate_type != SEAL_PREDICATE_TYPE {
+            return Err(AttestError::PredicateType {
+                expected: SEAL_PREDICATE_TYPE.into(),
+                found: s.predicate_type.clone(),
+            });
+        }
+        let p: SealPredicate =
+            serde_json::from_value(s.predicate.clone()).map_err(|e| bad(e.to_string()))?;
+        check_rfc3339_utc(&p.sealed_at).map_err(|e| bad(format!("sealed_at: {e}")))?;
+        Ok(p)
+    }
+
+    /// The predicate as JSON.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("predicate serialises")
+    }
+}
+
 fn bad_engine(reason: String) -> AttestError {
     AttestError::BadPredicate {
         predicate_type: ENGINE_PREDICATE_TYPE.into(),
@@ -1220,6 +1264,33 @@ mod tests {
         assert_eq!(decode_base64("-_8=").unwrap(), vec![0xfb, 0xff]);
         assert_eq!(decode_base64("+/8").unwrap(), vec![0xfb, 0xff]);
         assert!(decode_base64("+_8=").unwrap_err().contains("mixes"));
+    }
+
+    #[test]
+    fn seal_predicate() {
+        let st = Statement::new(
+            vec![Subject {
+                name: "MANIFEST".into(),
+                digest: Sha256Digest::of_bytes(b""),
+            }],
+            SEAL_PREDICATE_TYPE,
+            serde_json::json!({"files": 2, "bytes": 10, "sealed_at": "2026-09-23T10:00:00Z"}),
+        )
+        .unwrap();
+        let p = SealPredicate::from_statement(&st).unwrap();
+        assert_eq!((p.files, p.bytes, p.tool.as_deref()), (2, 10, None));
+        let mut bad = st.clone();
+        bad.predicate["extra"] = serde_json::json!(1);
+        assert!(SealPredicate::from_statement(&bad).is_err());
+        bad = st.clone();
+        bad.predicate["sealed_at"] = serde_json::json!("now");
+        assert!(SealPredicate::from_statement(&bad).is_err());
+        bad = st;
+        bad.predicate_type = ENGINE_PREDICATE_TYPE.into();
+        assert!(matches!(
+            SealPredicate::from_statement(&bad),
+            Err(AttestError::PredicateType { .. })
+        ));
     }
 
     #[test]

@@ -21,14 +21,15 @@ pub fn bin() -> assert_cmd::Command {
 
 /// The Python with the pinned interop peers (see scripts/test.sh).
 pub fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("PROOFPACK_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python");
+    let p = match std::env::var_os("PROOFPACK_TEST_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python"),
+    };
     assert!(
         p.exists(),
-        "interop tests need Python with cryptography and securesystemslib: run scripts/test.sh \
-         (it installs them into target/pyenv), or set PROOFPACK_TEST_PYTHON"
+        "interop tests need Python with cryptography and securesystemslib, not found at {}: \
+         run scripts/test.sh (it installs them into target/pyenv), or set PROOFPACK_TEST_PYTHON",
+        p.display()
     );
     p
 }
