@@ -557,7 +557,8 @@ impl SignatureOutcome {
                     r.join(", ")
                 )
             }
-            SignatureStatus::NotTrusted { reason } => format!("signature {n}{hint}: {reason}"),
+            // The reason already names the hinted key.
+            SignatureStatus::NotTrusted { reason } => format!("signature {n}: {reason}"),
             SignatureStatus::Malformed { reason } => format!("signature {n}{hint}: {reason}"),
         }
     }
