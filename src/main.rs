@@ -35,6 +35,10 @@ enum Command {
     Check(cli::manifest::CheckArgs),
     /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
     Diff(cli::manifest::DiffArgs),
+    /// Ed25519 keys: generate a pair, print a key id, write a trust file.
+    Key(cli::key::KeyArgs),
+    /// Signed statements: sign (any predicate, or an engine attestation) and verify.
+    Attest(cli::attest::AttestArgs),
     /// Verify a qualification end to end: bundle, pins, engine attestations,
     /// count invariants and every published claim, recomputed.
     Verify(cli::verify::VerifyArgs),
@@ -47,6 +51,8 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
         Command::Check(a) => cli::manifest::run_check(a, &ui),
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+        Command::Key(a) => cli::key::run_key(a, &ui),
+        Command::Attest(a) => cli::attest::run_attest(a, &ui),
         Command::Verify(a) => cli::verify::run_verify(a, &ui),
     };
     match result {

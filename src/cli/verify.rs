@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
+use proofpack::keys::TrustStore;
+use proofpack::qualify::attested::TrustVerifier;
 use proofpack::qualify::schema::{Pins, MAX_SMALL_FILE};
 use proofpack::qualify::{self, table, Options, Verification};
 use proofpack::report::{Check, Report};
@@ -61,13 +63,19 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
             Some(Pins::parse(&bytes, &p.display().to_string()).map_err(anyhow::Error::msg)?)
         }
     };
-    if args.trust.is_some() {
-        // TEMPORARY until the attest module lands (see the branch history).
-        anyhow::bail!("--trust is not supported by this build yet");
-    }
+    let trust = match &args.trust {
+        None => None,
+        Some(p) => Some(
+            TrustStore::load(p)
+                .with_context(|| format!("cannot use the trust file {}", p.display()))?,
+        ),
+    };
+    let verifier = trust.as_ref().map(|t| TrustVerifier { trust: t });
     let opts = Options {
         pins: pins.as_ref(),
-        attestations: None,
+        attestations: verifier
+            .as_ref()
+            .map(|v| v as &dyn qualify::EngineAttestationVerifier),
     };
     let started = std::time::Instant::now();
     let v = if args.target.is_dir() {
@@ -85,7 +93,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     } else {
         print_human(&v, &args, ui);
     }
-    if !ui.quiet {
+    {
         ui.note(&format!(
             "verify: {} checks ({} passed, {} failed, {} skipped) in {:.2} s",
             v.report.checks.len(),
@@ -121,6 +129,14 @@ fn area(id: &str, points: &[&str]) -> String {
     }
 }
 
+fn bold(ui: &Ui, s: &str) -> String {
+    if ui.color_out {
+        format!("\x1b[1m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
 fn mark(ui: &Ui, c: &Check) -> String {
     match c.ok {
         Some(true) => ui.green("PASS"),
@@ -150,7 +166,7 @@ pub fn verdict(report: &Report, pinned: bool) -> String {
 
 fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
     let r = &v.report;
-    println!("{}", ui.bold(&format!("proofpack verify {}", r.target)));
+    println!("{}", bold(ui, &format!("proofpack verify {}", r.target)));
     let mut current = String::new();
     let bundle_entries_ok = r
         .checks
@@ -171,7 +187,7 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
     for c in &r.checks {
         let a = area(&c.id, &points);
         if a != current {
-            println!("\n{}", ui.bold(&a));
+            println!("\n{}", bold(ui, &a));
             current = a;
         }
         // Hundreds of passing entry checks say nothing a summary does not.
@@ -195,9 +211,9 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
     println!();
     let line = verdict(r, v.pinned);
     if r.ok {
-        println!("{}", ui.green(&ui.bold(&line)));
+        println!("{}", ui.green(&bold(ui, &line)));
     } else {
-        println!("{}", ui.red(&ui.bold(&line)));
+        println!("{}", ui.red(&bold(ui, &line)));
     }
     if args.table != TableFormat::None && !v.rows.is_empty() {
         let q = v.qualification.as_ref();

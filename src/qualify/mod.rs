@@ -16,6 +16,7 @@
 //! that this layer states *what* must hold of an attestation and the
 //! attestation layer states how a signature is checked.
 
+pub mod attested;
 pub mod evidence;
 pub mod metrics;
 pub mod pins;
