@@ -17,13 +17,20 @@ pub struct TrustVerifier<'a> {
 }
 
 impl EngineAttestationVerifier for TrustVerifier<'_> {
-    fn verify_engine(&self, envelope: &[u8], origin: &str) -> Result<AttestedEngine, String> {
+    fn verify_engine(&self, envelope: &[u8], _origin: &str) -> Result<AttestedEngine, String> {
         let trusted = self.trust.keys_for(Role::Engine).count();
         if trusted == 0 {
             return Err("the trust file has no key trusted for the engine role".into());
         }
-        let v = verify_envelope(envelope, self.trust, Role::Engine, 1)
-            .map_err(|e| format!("{origin}: {e}"))?;
+        // The error lists why each signature did not count (untrusted key,
+        // a key trusted only for another role, a signature that does not
+        // verify because the payload was edited); keep it on one line.
+        let v = verify_envelope(envelope, self.trust, Role::Engine, 1).map_err(|e| {
+            e.to_string()
+                .replace("\n  - ", "; ")
+                .replace("\n  ", " ")
+                .replace('\n', " ")
+        })?;
         let st = v.get();
         let predicate = EnginePredicate::from_statement(st)
             .map(|p| EngineFacts {
