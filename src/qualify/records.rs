@@ -272,3 +272,61 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
     s.problems = problems;
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> (Vec<(u64, String)>, Problems) {
+        let mut out = Vec::new();
+        let mut p = Problems::default();
+        for_each_line(&mut &input[..], "f.jsonl", &mut p, |n, s| {
+            out.push((n, s.to_string()))
+        })
+        .unwrap();
+        (out, p)
+    }
+
+    #[test]
+    fn line_rules() {
+        let (l, p) = lines(b"a\nb");
+        assert_eq!(l, vec![(1, "a".into()), (2, "b".into())]);
+        assert!(p.is_empty());
+        let (l, p) = lines(b"a\n\nb\r\n\xff\n");
+        assert_eq!(l, vec![(1, "a".into())]);
+        assert_eq!(p.count, 3);
+        assert!(p.quoted[0].contains("f.jsonl:2: blank line"));
+        assert!(p.quoted[1].contains("f.jsonl:3: carriage return"));
+        assert!(p.quoted[2].contains("f.jsonl:4: not valid UTF-8"));
+        let mut long = vec![b'x'; MAX_LINE + 10];
+        long.extend_from_slice(b"\nok\n");
+        let (l, p) = lines(&long);
+        assert!(l.is_empty());
+        assert!(p.quoted[0].contains("f.jsonl:1: line longer than"));
+    }
+
+    #[test]
+    fn client_records_are_summarised() {
+        let rec = |id: &str, warm: bool, status: &str| {
+            format!(
+                "{{\"request_id\":\"{id}\",\"point\":\"p\",\"warmup\":{warm},\"status\":\"{status}\",\"sent_at\":10,\"first_token_at\":12,\"finished_at\":22,\"input_tokens\":5,\"output_tokens\":11}}\n"
+            )
+        };
+        let text = [rec("w", true, "ok"), rec("a", false, "ok"), rec("a", false, "ok"), rec("b", false, "timeout")].concat()
+            + "{\"request_id\":\"c\",\"point\":\"q\",\"warmup\":false,\"status\":\"ok\",\"sent_at\":1,\"first_token_at\":2,\"finished_at\":3,\"input_tokens\":1,\"output_tokens\":2}\n";
+        let s = read_client_records(&mut text.as_bytes(), "c.jsonl", "p", 10.0, 0.3).unwrap();
+        assert_eq!((s.records, s.warmups, s.ids.len()), (4, 1, 3));
+        assert!(s.duplicates.quoted[0].contains("\"a\" at c.jsonl:2 and line 3"));
+        assert!(
+            s.problems.quoted[0].contains("c.jsonl:5")
+                && s.problems.quoted[0].contains("point \"q\"")
+        );
+        assert_eq!(
+            (s.metrics.measured, s.metrics.ok, s.metrics.timeouts),
+            (3, 2, 1)
+        );
+        assert_eq!(s.metrics.ttft_s[0], Some(2.0));
+        assert_eq!(s.metrics.tpot_ms[0], Some(1000.0));
+        assert_eq!(s.metrics.within_limits, 0); // TPOT 1 s > 0.3 s
+    }
+}
