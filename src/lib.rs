@@ -7,10 +7,13 @@
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`]: SHA-256, the verification
 //!    report, progress sinks and whole-or-nothing file output.
 //! 2. [`manifest`]: content-addressed manifests of file sets.
+//! 3. [`bundle`]: sealed, deterministic tar.gz bundles and their streaming
+//!    verification.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod bundle;
 pub mod digest;
 pub mod manifest;
 pub mod progress;

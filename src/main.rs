@@ -14,7 +14,12 @@ use clap::{Parser, Subcommand};
 /// Exit status: 0 the evidence holds (no drift), 1 it does not, 2 proofpack
 /// could not do its job (bad flags, unreadable argument file, I/O error).
 #[derive(Parser)]
-#[command(name = "proofpack", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "proofpack",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 struct Cli {
     #[command(flatten)]
     global: cli::GlobalArgs,
@@ -30,6 +35,12 @@ enum Command {
     Check(cli::manifest::CheckArgs),
     /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
     Diff(cli::manifest::DiffArgs),
+    /// Seal a run directory into a deterministic bundle (BUNDLE.tgz + .sha256).
+    Seal(cli::seal::SealArgs),
+    /// Verify a bundle: structure, safety, MANIFEST and every entry, in one pass.
+    Verify(cli::verify::VerifyArgs),
+    /// Verify a bundle while extracting it; the tree lands only if all holds.
+    Unpack(cli::unpack::UnpackArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +50,9 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
         Command::Check(a) => cli::manifest::run_check(a, &ui),
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+        Command::Seal(a) => cli::seal::run_seal(a, &ui),
+        Command::Verify(a) => cli::verify::run_verify(a, &ui),
+        Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

@@ -2,6 +2,9 @@
 //! Nothing here decides a verdict; it only presents what the library returns.
 
 pub mod manifest;
+pub mod seal;
+pub mod unpack;
+pub mod verify;
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -24,6 +27,7 @@ pub struct GlobalArgs {
 
 /// Terminal facts and output preferences.
 pub struct Ui {
+    #[allow(dead_code)] // kept for verbs that print optional detail
     pub quiet: bool,
     pub verbose: bool,
     pub color_out: bool,
@@ -99,7 +103,12 @@ impl Ui {
 /// A check's detail with expected/actual values appended when present.
 pub fn describe(c: &Check) -> String {
     match (&c.expected, &c.actual) {
-        (Some(e), Some(a)) => format!("{}; expected {}, found {}", c.detail, short_json(e), short_json(a)),
+        (Some(e), Some(a)) => format!(
+            "{}; expected {}, found {}",
+            c.detail,
+            short_json(e),
+            short_json(a)
+        ),
         _ => c.detail.clone(),
     }
 }
@@ -147,9 +156,11 @@ impl TermProgress {
         let bar = enabled.then(|| {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
             b.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}")
-                    .expect("valid template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
             );
             b.set_message(what.to_string());
             b
