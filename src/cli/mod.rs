@@ -27,8 +27,6 @@ pub struct GlobalArgs {
 
 /// Terminal facts and output preferences.
 pub struct Ui {
-    #[allow(dead_code)] // kept for verbs that print optional detail
-    pub quiet: bool,
     pub verbose: bool,
     pub color_out: bool,
     pub color_err: bool,
@@ -40,7 +38,6 @@ impl Ui {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let err_tty = std::io::stderr().is_terminal();
         Ui {
-            quiet: g.quiet,
             verbose: g.verbose,
             color_out: !no_color && std::io::stdout().is_terminal(),
             color_err: !no_color && err_tty,
@@ -63,9 +60,6 @@ impl Ui {
     }
     pub fn yellow(&self, s: &str) -> String {
         self.paint(self.color_out, "33", s)
-    }
-    pub fn bold(&self, s: &str) -> String {
-        self.paint(self.color_out, "1", s)
     }
 
     /// A summary line on stderr.
