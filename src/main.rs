@@ -35,6 +35,10 @@ enum Command {
     Check(cli::manifest::CheckArgs),
     /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
     Diff(cli::manifest::DiffArgs),
+    /// Ed25519 keys: generate a pair, print a key id, write a trust file.
+    Key(cli::key::KeyArgs),
+    /// Signed statements: sign (any predicate, or an engine attestation) and verify.
+    Attest(cli::attest::AttestArgs),
     /// Seal a run directory into a deterministic bundle (BUNDLE.tgz + .sha256).
     Seal(cli::seal::SealArgs),
     /// Verify a bundle: structure, safety, MANIFEST and every entry, in one pass.
@@ -50,6 +54,8 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
         Command::Check(a) => cli::manifest::run_check(a, &ui),
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+        Command::Key(a) => cli::key::run_key(a, &ui),
+        Command::Attest(a) => cli::attest::run_attest(a, &ui),
         Command::Seal(a) => cli::seal::run_seal(a, &ui),
         Command::Verify(a) => cli::verify::run_verify(a, &ui),
         Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),

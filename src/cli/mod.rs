@@ -1,6 +1,8 @@
 //! Command-line front end: argument structs per verb, terminal rendering.
 //! Nothing here decides a verdict; it only presents what the library returns.
 
+pub mod attest;
+pub mod key;
 pub mod manifest;
 pub mod seal;
 pub mod unpack;
