@@ -13,7 +13,12 @@ fn fuzz_corpus_replays_without_panics() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/bundle_reader");
     let mut n = 0;
     let mut entries: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the corpus is committed; regenerate seeds with fuzz/gen_seeds.py)", dir.display()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (the corpus is committed; regenerate seeds with fuzz/gen_seeds.py)",
+                dir.display()
+            )
+        })
         .map(|e| e.unwrap().path())
         .collect();
     entries.sort();
@@ -23,5 +28,9 @@ fn fuzz_corpus_replays_without_panics() {
         assert!(r.is_ok(), "corpus input {} panicked", p.display());
         n += 1;
     }
-    assert!(n >= 10, "expected the seed corpus in {}, found {n} files", dir.display());
+    assert!(
+        n >= 10,
+        "expected the seed corpus in {}, found {n} files",
+        dir.display()
+    );
 }

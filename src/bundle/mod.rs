@@ -24,8 +24,12 @@
 //! * [`unpack`] is the same verification with a sink that writes entries into
 //!   a temporary directory inside the destination; the tree is renamed into
 //!   place only when every check passed, so a failed unpack leaves nothing.
+//! * [`seal_signed`] also writes the signed seal Statement beside the bundle;
+//!   [`verify_seal`] / [`seal_check`] check it under a `release` key and
+//!   match its subjects against the bytes actually read.
 
 mod read;
+mod sealsig;
 mod unpack;
 mod write;
 
@@ -37,8 +41,12 @@ use crate::manifest::{Manifest, ManifestError};
 use crate::report::Report;
 
 pub use read::{verify_bundle, verify_bundle_reader};
+pub use sealsig::{seal_check, verify_seal, SEAL_CHECK_ID};
 pub use unpack::unpack;
-pub use write::{root_name_for, seal, source_date_epoch, validate_root_name};
+pub use write::{
+    rfc3339_utc, root_name_for, seal, seal_path, seal_signed, sealed_at_now, source_date_epoch,
+    validate_root_name,
+};
 
 /// Default gzip compression level of [`seal`] (part of the reproducibility
 /// contract: a different level gives different bytes).
@@ -168,6 +176,9 @@ pub struct BundleVerification {
     pub root: Option<String>,
     /// The MANIFEST, when it was present and canonical.
     pub manifest: Option<Manifest>,
+    /// Sum of the sizes of the regular files found in the bundle that MANIFEST
+    /// lists (what a seal's `bytes` must equal), when MANIFEST was usable.
+    pub listed_bytes: Option<u64>,
 }
 
 /// Errors that stop sealing, verifying or unpacking (the tool could not run).

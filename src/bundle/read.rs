@@ -1431,11 +1431,19 @@ pub(crate) fn verify_with_sink<R: Read>(
             report.push(c);
         }
     }
+    let listed_bytes = w.manifest.as_ref().map(|m| {
+        w.files
+            .iter()
+            .filter(|f| m.get(&f.rel).is_some())
+            .map(|f| f.size)
+            .sum()
+    });
     Ok(BundleVerification {
         report,
         bundle_sha256,
         root: w.root,
         manifest: w.manifest,
+        listed_bytes,
     })
 }
 

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use flate2::{Compression, GzBuilder};
 
 use super::{io_err, BundleError, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME};
+use ed25519_dalek::SigningKey;
+
 use crate::atomic::AtomicFile;
 use crate::digest::{Hasher, Sha256Digest, READ_BUFFER};
 use crate::manifest::{self, BuildOptions, Manifest};
@@ -25,6 +27,50 @@ const BLOCK: usize = 512;
 const MAX_USTAR_SIZE: u64 = 0o777_7777_7777;
 /// Name of PAX extended headers (as Python's tarfile writes it).
 const PAX_HEADER_NAME: &[u8] = b"././@PaxHeader";
+
+/// `BUNDLE.seal.dsse.json` beside `BUNDLE`.
+pub fn seal_path(bundle: &Path) -> PathBuf {
+    let mut p = bundle.as_os_str().to_owned();
+    p.push(".seal.dsse.json");
+    PathBuf::from(p)
+}
+
+/// Seconds since the epoch as RFC 3339 UTC (`1970-01-01T00:00:00Z`).
+pub fn rfc3339_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The seal time: `SOURCE_DATE_EPOCH` when set (validated as for the mtime),
+/// else now, as RFC 3339 UTC.
+pub fn sealed_at_now() -> Result<String, BundleError> {
+    match std::env::var_os("SOURCE_DATE_EPOCH") {
+        Some(v) if !v.is_empty() => Ok(rfc3339_utc(source_date_epoch()?)),
+        _ => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            Ok(rfc3339_utc(now))
+        }
+    }
+}
 
 /// Reads `SOURCE_DATE_EPOCH`: unset or empty gives 0; otherwise it must be
 /// decimal seconds no larger than [`MAX_MTIME`].
@@ -270,6 +316,31 @@ pub fn seal(
     opts: &SealOptions,
     progress: &dyn Progress,
 ) -> Result<Sealed, BundleError> {
+    seal_impl(run_dir, out, opts, None, progress)
+}
+
+/// Like [`seal`], and also writes `out.seal.dsse.json`: the seal Statement
+/// (spec section 4) signed with `key`, `sealed_at` as its time (RFC 3339
+/// UTC, see [`rfc3339_utc`]). The three files are committed together, after
+/// everything was written, so a failure leaves none of them.
+pub fn seal_signed(
+    run_dir: &Path,
+    out: &Path,
+    opts: &SealOptions,
+    key: &SigningKey,
+    sealed_at: &str,
+    progress: &dyn Progress,
+) -> Result<Sealed, BundleError> {
+    seal_impl(run_dir, out, opts, Some((key, sealed_at)), progress)
+}
+
+fn seal_impl(
+    run_dir: &Path,
+    out: &Path,
+    opts: &SealOptions,
+    sign: Option<(&SigningKey, &str)>,
+    progress: &dyn Progress,
+) -> Result<Sealed, BundleError> {
     if opts.level > 9 {
         return Err(BundleError::BadOption(format!(
             "compression level {} is out of range; use 0 (none) to 9 (best)",
@@ -410,17 +481,31 @@ pub fn seal(
     sidecar
         .write_all(sidecar_line(&bundle_sha256, &out_name).as_bytes())
         .map_err(io_err(&sidecar_path))?;
-    atomic.commit()?;
-    sidecar.commit()?;
-    progress.finish();
-    Ok(Sealed {
+    let sealed = Sealed {
         bundle_sha256,
         manifest_digest: Sha256Digest::of_bytes(text.as_bytes()),
         root,
         files: m.len() as u64,
         bytes: total,
         manifest: m,
-    })
+    };
+    let envelope = match sign {
+        Some((key, sealed_at)) => {
+            let bytes = super::sealsig::sign_seal(&sealed, &out_name, key, sealed_at)?;
+            let path = seal_path(out);
+            let mut f = AtomicFile::create(&path, 0o644, true)?;
+            f.write_all(&bytes).map_err(io_err(&path))?;
+            Some(f)
+        }
+        None => None,
+    };
+    atomic.commit()?;
+    sidecar.commit()?;
+    if let Some(f) = envelope {
+        f.commit()?;
+    }
+    progress.finish();
+    Ok(sealed)
 }
 
 #[cfg(test)]
@@ -447,6 +532,14 @@ mod tests {
         assert_eq!(u64::from_str_radix(field, 8).unwrap(), sum);
         assert_eq!(&h[124..136], b"00000002322\0");
         assert_eq!(&h[100..108], b"0000644\0");
+    }
+
+    #[test]
+    fn rfc3339() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339_utc(MAX_MTIME), "2242-03-16T12:56:31Z");
     }
 
     #[test]

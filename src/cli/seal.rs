@@ -25,6 +25,10 @@ pub struct SealArgs {
     /// a bundle byte-reproducible: seal with the same level to get the same bytes.
     #[arg(long, value_name = "0-9", default_value_t = DEFAULT_LEVEL, value_parser = clap::value_parser!(u32).range(0..=9))]
     pub level: u32,
+    /// Sign the seal with this release key (PKCS#8 PEM): also writes
+    /// BUNDLE.tgz.seal.dsse.json (sealed_at from SOURCE_DATE_EPOCH if set, else now).
+    #[arg(long, value_name = "RELEASE_KEY")]
+    pub key: Option<PathBuf>,
     /// Hashing threads (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -41,8 +45,20 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
         mtime: bundle::source_date_epoch()?,
         threads: a.threads,
     };
+    // Load the key first: a bad key must fail before anything is written.
+    let key = match &a.key {
+        Some(p) => Some((
+            proofpack::keys::load_signing_key(p)?,
+            bundle::sealed_at_now()?,
+        )),
+        None => None,
+    };
     let progress = ui.bytes_progress("sealing");
-    let s = bundle::seal(&a.run_dir, &a.output, &opts, &progress)?;
+    let s = match &key {
+        Some((k, at)) => bundle::seal_signed(&a.run_dir, &a.output, &opts, k, at, &progress)?,
+        None => bundle::seal(&a.run_dir, &a.output, &opts, &progress)?,
+    };
+    let seal_file = key.as_ref().map(|_| bundle::seal_path(&a.output));
     if a.json {
         let v = serde_json::json!({
             "bundle": a.output.display().to_string(),
@@ -51,6 +67,7 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
             "root": s.root,
             "files": s.files,
             "bytes": s.bytes,
+            "seal": seal_file.as_ref().map(|p| p.display().to_string()),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
@@ -65,6 +82,9 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
             s.files,
             human_bytes(s.bytes)
         );
+        if let Some(p) = &seal_file {
+            println!("seal     {}", p.display());
+        }
     }
     let secs = t.elapsed().as_secs_f64();
     ui.note(&format!(

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use proofpack::bundle::{self, Limits};
+use proofpack::keys::TrustStore;
 
 use super::{human_bytes, human_rate, Ui};
 
@@ -79,6 +80,15 @@ pub struct VerifyArgs {
     /// Print the verification report (JSON) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Trust file: a seal beside the bundle is checked against its `release` keys.
+    #[arg(long, value_name = "TRUST")]
+    pub trust: Option<PathBuf>,
+    /// The seal envelope (default: BUNDLE.tgz.seal.dsse.json beside the bundle).
+    #[arg(long, value_name = "FILE")]
+    pub seal: Option<PathBuf>,
+    /// Fail unless a seal is present and verifies (needs --trust).
+    #[arg(long)]
+    pub require_seal: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -93,8 +103,23 @@ pub fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
             a.target.display()
         );
     }
+    if a.require_seal && a.trust.is_none() {
+        bail!("--require-seal needs --trust TRUST (the release keys to check the seal against)");
+    }
+    let trust = match &a.trust {
+        Some(p) => Some(TrustStore::load(p)?),
+        None => None,
+    };
     let progress = ui.bytes_progress("verifying");
-    let v = bundle::verify_bundle(&a.target, &a.limits.limits(), None, &progress)?;
+    let mut v = bundle::verify_bundle(&a.target, &a.limits.limits(), None, &progress)?;
+    let seal = bundle::seal_check(
+        &a.target,
+        a.seal.as_deref(),
+        trust.as_ref(),
+        a.require_seal,
+        &v,
+    )?;
+    v.report.push(seal);
     if a.json {
         println!("{}", v.report.to_json());
     } else {
