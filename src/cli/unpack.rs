@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use proofpack::bundle;
 
-use super::verify::LimitArgs;
+use super::bundle_args::LimitArgs;
 use super::Ui;
 
 /// `proofpack unpack`
