@@ -8,9 +8,10 @@
 #   verify: proofpack verify BUNDLE (streaming, no extraction)
 #           vs  gzip -dc BUNDLE | tar -x, then sha256sum -c (the MANIFEST as sha256sum lines)
 # and reports compressed sizes, ratios and the peak RSS of proofpack (GNU time,
-# else /proc), on the full run and on a run one tenth its size (memory must not
-# grow with the bundle). Each command runs REPS times (default 3), best wall
-# time reported.
+# else getrusage), on the full run, on a run one tenth its size, and on that
+# tenth plus one large file making up the full size (same bytes as the full
+# run, a tenth of the entries: memory must follow entries, not bytes). Each
+# command runs REPS times (default 3), best wall time reported.
 #
 # Usage: scripts/bench-bundle.sh [DATA_DIR]   (default target/bench-bundle)
 # Needs ~1 GiB of disk.
@@ -83,9 +84,14 @@ PY
 }
 
 if [[ ! -f "$data/.ready-$mib" ]]; then
-  rm -rf "$data/run-full" "$data/run-tenth"
+  rm -rf "$data/run-full" "$data/run-tenth" "$data/run-fat"
   gen "$data/run-full" "$mib"
   gen "$data/run-tenth" $((mib / 10))
+  # Same entries as run-tenth plus one file holding the rest of the bytes:
+  # as many bytes as run-full, a tenth of its entries (memory vs bytes).
+  cp -r "$data/run-tenth" "$data/run-fat"
+  mkdir -p "$data/run-fat/benchmark/fat"
+  cat "$data"/run-full/benchmark/*/*.jsonl | head -c $(( (mib - mib / 10) << 20 )) > "$data/run-fat/benchmark/fat/client.jsonl"
   touch "$data/.ready-$mib"
 fi
 
@@ -118,7 +124,7 @@ out=$data/out
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "tools: $($pp --version), $(tar --version | head -1), $(gzip --version | head -1), $(sha256sum --version | head -1)"
 echo "reps: best of $reps, warm cache; ratio = GNU time / proofpack time (>1: proofpack faster)"
-for run in run-full run-tenth; do
+for run in run-full run-tenth run-fat; do
   src=$data/$run
   cat $(find "$src" -type f) > /dev/null
   rm -rf "$out"; mkdir -p "$out"
@@ -131,7 +137,7 @@ for run in run-full run-tenth; do
   t_gseal=$(best "rm -f $out/gnu.tgz" "tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - -C $data $run | gzip -n -6 > $out/gnu.tgz")
   s_pp=$(stat -c %s "$out/pp.tgz"); s_gnu=$(stat -c %s "$out/gnu.tgz")
   # verify: GNU side extracts then checks MANIFEST as sha256sum lines (prepared untimed)
-  root=$(tar -tzf "$out/pp.tgz" | head -1 | cut -d/ -f1)
+  root=$(tar -tzf "$out/pp.tgz" | sed -n 1p | cut -d/ -f1)
   tar -xzf "$out/pp.tgz" -O "$root/MANIFEST" | python3 -c "
 import sys
 for l in sys.stdin.read().splitlines():
