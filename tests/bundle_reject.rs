@@ -586,3 +586,73 @@ fn every_problem_is_reported_not_just_the_first() {
     assert_failed(&v, "bundle.entry:dir/b.json", "missing");
     assert_eq!(v.report.summary.failed, 4, "{}", v.report.to_json());
 }
+
+/// A visitor borrowing caller state: reads all of a.txt, one byte of
+/// dir/b.json, and fails on MANIFEST.
+struct Collect<'a> {
+    seen: &'a mut Vec<(String, Vec<u8>)>,
+}
+
+impl proofpack::bundle::EntryVisitor for Collect<'_> {
+    fn wants(&mut self, rel: &str) -> bool {
+        rel != "never"
+    }
+    fn visit(&mut self, rel: &str, content: &mut dyn std::io::Read) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        match rel {
+            "a.txt" => {
+                content.read_to_end(&mut buf)?;
+            }
+            "MANIFEST" => return Err(std::io::Error::other("visitor refuses")),
+            _ => {
+                let mut one = [0u8; 1];
+                content.read_exact(&mut one)?;
+                buf.push(one[0]);
+            }
+        }
+        self.seen.push((rel.to_string(), buf));
+        Ok(())
+    }
+}
+
+#[test]
+fn visitor_reads_entries_while_everything_is_still_hashed() {
+    let mut seen = Vec::new();
+    let bytes = gz(&good_start().end());
+    let v = verify_bundle_reader(
+        &bytes[..],
+        "t",
+        &Limits::default(),
+        Some(&mut Collect { seen: &mut seen }),
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(
+        seen,
+        vec![
+            ("a.txt".to_string(), A.1.to_vec()),
+            ("dir/b.json".to_string(), B.1[..1].to_vec())
+        ]
+    );
+    // Partly read entries are drained and hashed: b still matches MANIFEST.
+    assert_eq!(
+        v.report.get("bundle.entry:dir/b.json").unwrap().ok,
+        Some(true)
+    );
+    // The visitor's own error fails the check it concerns.
+    assert_failed(&v, "bundle.manifest", "visitor refuses");
+    // A visitor on a changed file sees the (unverified) bytes; the check fails.
+    let mut t = Tar::default();
+    t.manifest(&[A, B]).file(A.0, b"evil\n").file(B.0, B.1);
+    let mut seen = Vec::new();
+    let v = verify_bundle_reader(
+        &gz(&t.end())[..],
+        "t",
+        &Limits::default(),
+        Some(&mut Collect { seen: &mut seen }),
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(seen[0].1, b"evil\n");
+    assert_failed(&v, "bundle.entry:a.txt", "changed");
+}

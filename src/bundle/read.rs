@@ -367,17 +367,14 @@ fn parse_num(field: &[u8]) -> Option<u64> {
         i += 1;
     }
     let mut v: u64 = 0;
-    let mut digits = 0;
     while i < field.len() && (b'0'..=b'7').contains(&field[i]) {
         v = v.checked_mul(8)?.checked_add((field[i] - b'0') as u64)?;
         i += 1;
-        digits += 1;
     }
     // The rest must be terminators.
     if field[i..].iter().any(|b| *b != 0 && *b != b' ') {
         return None;
     }
-    let _ = digits;
     Some(v)
 }
 
