@@ -522,3 +522,51 @@ fn limit_flags_are_applied() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn bundles_written_by_gnu_tar_verify() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    make_tree(&run, false, 5, 0o644);
+    let m = pp().arg("manifest").arg(&run).output().unwrap();
+    assert!(m.status.success());
+    fs::write(run.join("MANIFEST"), &m.stdout).unwrap();
+    let text = String::from_utf8(m.stdout).unwrap();
+    let files: Vec<String> = text
+        .lines()
+        .map(|l| format!("run/{}", l.rsplit_once(':').unwrap().0))
+        .collect();
+    // MANIFEST first, then the files; a second list also has directory entries.
+    let mut plain = vec!["run/MANIFEST".to_string()];
+    plain.extend(files.iter().cloned());
+    let mut with_dirs = vec![
+        "run".to_string(),
+        "run/MANIFEST".to_string(),
+        "run/benchmark".to_string(),
+    ];
+    with_dirs.extend(files.iter().cloned());
+    for fmt in ["posix", "gnu"] {
+        for (label, list) in [("plain", &plain), ("dirs", &with_dirs)] {
+            let lf = d.path().join(format!("{fmt}-{label}.list"));
+            fs::write(&lf, list.join("\n") + "\n").unwrap();
+            let out = d.path().join(format!("{fmt}-{label}.tgz"));
+            let st = Command::new("tar")
+                .arg(format!("--format={fmt}"))
+                .args(["--no-recursion", "-czf"])
+                .arg(&out)
+                .arg("-T")
+                .arg(&lf)
+                .current_dir(d.path())
+                .status()
+                .unwrap();
+            assert!(st.success());
+            let o = pp().arg("verify").arg(&out).arg("--json").output().unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{fmt} {label}: {}",
+                String::from_utf8_lossy(&o.stdout)
+            );
+        }
+    }
+}
