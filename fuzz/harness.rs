@@ -55,7 +55,10 @@ pub fn run(data: &[u8]) {
         .expect("reading from memory never fails");
     let r = &v.report;
     assert_eq!(r.ok, r.checks.iter().all(|c| c.ok != Some(false)));
-    assert_eq!(r.summary.failed + r.summary.passed + r.summary.skipped, r.checks.len());
+    assert_eq!(
+        r.summary.failed + r.summary.passed + r.summary.skipped,
+        r.checks.len()
+    );
     if r.ok {
         assert!(v.root.is_some());
         assert!(v.manifest.is_some());
