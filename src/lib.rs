@@ -10,6 +10,8 @@
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
 //!    its neighbour in this layer).
+//! 3. [`bundle`]: sealed, deterministic tar.gz bundles and their streaming
+//!    verification (signed seals through [`attest`]).
 //! 4. [`qualify`]: end-to-end verification of a qualification run: pins,
 //!    engine attestations, count invariants, recomputed metrics.
 #![forbid(unsafe_code)]
@@ -17,6 +19,7 @@
 
 pub mod atomic;
 pub mod attest;
+pub mod bundle;
 pub mod digest;
 pub mod keys;
 pub mod manifest;

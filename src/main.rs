@@ -39,9 +39,13 @@ enum Command {
     Key(cli::key::KeyArgs),
     /// Signed statements: sign (any predicate, or an engine attestation) and verify.
     Attest(cli::attest::AttestArgs),
-    /// Verify a qualification end to end: bundle, pins, engine attestations,
-    /// count invariants and every published claim, recomputed.
+    /// Seal a run directory into a deterministic bundle (BUNDLE.tgz + .sha256).
+    Seal(cli::seal::SealArgs),
+    /// Verify a qualification end to end: bundle, seal, pins, engine
+    /// attestations, count invariants and every published claim, recomputed.
     Verify(cli::verify::VerifyArgs),
+    /// Verify a bundle while extracting it; the tree lands only if all holds.
+    Unpack(cli::unpack::UnpackArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,7 +57,9 @@ fn main() -> ExitCode {
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
         Command::Key(a) => cli::key::run_key(a, &ui),
         Command::Attest(a) => cli::attest::run_attest(a, &ui),
+        Command::Seal(a) => cli::seal::run_seal(a, &ui),
         Command::Verify(a) => cli::verify::run_verify(a, &ui),
+        Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

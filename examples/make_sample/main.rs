@@ -1,21 +1,68 @@
-//! Writes the sample qualification run of testdata/sample (deterministic).
+//! Writes the sample qualification of testdata/sample (deterministic):
 //!
 //!     cargo run --release --example make_sample -- testdata/sample
 //!
 //! Rerunning reproduces identical bytes: fixed seeds, fixed timestamps,
-//! TEST-ONLY keys derived from public seeds, SOURCE_DATE_EPOCH fixed for the
-//! seal.
+//! TEST-ONLY keys derived from public seeds, a fixed seal time. Options:
+//! `--requests N` (measured requests per point, default 200) and
+//! `--no-workload` (skip inputs/workload.jsonl), used by
+//! scripts/bench-verify.sh for the 100,000-request measurement.
 
 mod gen;
 
 use std::path::PathBuf;
 
+use proofpack::bundle::{rfc3339_utc, seal_signed, SealOptions};
+use proofpack::progress::NoProgress;
+
+const README: &str = "# Sample qualification (synthetic, TEST-ONLY keys)
+
+Written by `cargo run --release --example make_sample -- testdata/sample`
+(examples/make_sample/); rerunning it reproduces every byte. It is modelled on
+a Kimi-K3 serving qualification on a fleet of 4 engines, but every number in
+it is synthetic.
+
+- `weights/`: 96 tiny but valid safetensors shards. The weights manifest
+  (`run/<name>/manifests/weights.manifest`) is computed over them; the shards
+  are not in the bundle.
+- `run/<name>/`: the run directory: `qualification.json`, `inputs/` (model
+  config, qualified fleet, benchmark plan, workload, profile store),
+  `preflight.json`, two points (0.5 and 1 request/s, 200 requests plus 1
+  warmup each) with client records, a router journal with several events per
+  request, and 4 engine attestations.
+- `<name>.tgz`, `.tgz.sha256`, `.tgz.seal.dsse.json`: the sealed bundle, its
+  digest and its release seal.
+- `pins.json`: the published pins; `trust.json`: the trust roots.
+- `keys/TEST-ONLY-*.key|.pub`: **TEST-ONLY keys.** Their private keys are
+  derived from public seeds and committed here: anyone can sign with them.
+  They exist so that tests can re-sign variants. Never put them in a real
+  trust file.
+
+Verify it:
+
+    cargo run --release -- verify testdata/sample/kimi-k3-mi355x-20260923-sample.tgz \\
+        --pins testdata/sample/pins.json --trust testdata/sample/trust.json
+";
+
 fn main() {
-    let out: PathBuf = std::env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "testdata/sample".into());
-    let sample = gen::generate(&out, &gen::Params::default());
+    let mut out: Option<PathBuf> = None;
+    let mut params = gen::Params::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--requests" => {
+                params.requests = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--requests N")
+            }
+            "--no-workload" => params.workload = false,
+            _ if out.is_none() => out = Some(PathBuf::from(a)),
+            _ => panic!("usage: make_sample OUT_DIR [--requests N] [--no-workload]"),
+        }
+    }
+    let out = out.unwrap_or_else(|| "testdata/sample".into());
+    let sample = gen::generate(&out, &params);
     let keys = out.join("keys");
     gen::write_keys(&keys, "TEST-ONLY-engine", &gen::engine_key());
     gen::write_keys(&keys, "TEST-ONLY-release", &gen::release_key());
@@ -35,6 +82,31 @@ fn main() {
         ]),
     )
     .expect("write trust.json");
-    std::fs::write(out.join("pins.json"), gen::pins_json(&sample, None)).expect("write pins.json");
-    eprintln!("make_sample: wrote {}", sample.run.display());
+    let tgz = out.join(format!("{}.tgz", gen::NAME));
+    let sealed = seal_signed(
+        &sample.run,
+        &tgz,
+        &SealOptions {
+            name: Some(gen::NAME.into()),
+            mtime: gen::SEAL_EPOCH,
+            threads: 1,
+            ..Default::default()
+        },
+        &gen::release_key(),
+        &rfc3339_utc(gen::SEAL_EPOCH),
+        &NoProgress,
+    )
+    .expect("seal the sample");
+    std::fs::write(
+        out.join("pins.json"),
+        gen::pins_json(&sample, Some(sealed.bundle_sha256)),
+    )
+    .expect("write pins.json");
+    std::fs::write(out.join("README.md"), README).expect("write README.md");
+    eprintln!(
+        "make_sample: wrote {} and {} (sha256 {})",
+        sample.run.display(),
+        tgz.display(),
+        sealed.bundle_sha256
+    );
 }

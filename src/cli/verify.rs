@@ -8,10 +8,12 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use proofpack::keys::TrustStore;
 use proofpack::qualify::attested::TrustVerifier;
+use proofpack::qualify::bundled::{verify_bundle_file, SealRequest};
 use proofpack::qualify::schema::{Pins, MAX_SMALL_FILE};
 use proofpack::qualify::{self, table, Options, Verification};
 use proofpack::report::{Check, Report};
 
+use super::bundle_args::LimitArgs;
 use super::{describe, Ui};
 
 /// How to print the recomputed table.
@@ -41,9 +43,19 @@ pub struct VerifyArgs {
     /// Print the report as one JSON object (proofpack/report/v1) instead.
     #[arg(long)]
     pub json: bool,
-    /// Fail when the bundle has no release seal beside it.
+    /// The release seal (default: BUNDLE.tgz.seal.dsse.json beside the bundle).
+    #[arg(long, value_name = "FILE")]
+    pub seal: Option<PathBuf>,
+    /// Fail unless a release seal is present and verifies under a key of
+    /// --trust trusted for `release`.
     #[arg(long)]
     pub require_seal: bool,
+    /// Verify only the bundle's structure and seal, not the qualification
+    /// (for a bundle that is not a qualification run). The verdict says so.
+    #[arg(long)]
+    pub structure_only: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
     /// Layout of the recomputed measured-points table.
     #[arg(long, value_enum, default_value = "text")]
     pub table: TableFormat,
@@ -79,14 +91,31 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     };
     let started = std::time::Instant::now();
     let v = if args.target.is_dir() {
-        qualify::verify_run_dir(&args.target, &opts)?
+        if args.structure_only {
+            anyhow::bail!("--structure-only applies to a bundle (.tgz); a run directory has no bundle structure");
+        }
+        let mut v = qualify::verify_run_dir(&args.target, &opts)?;
+        if args.require_seal {
+            v.report.push(Check::fail(
+                "seal",
+                "--require-seal: a run directory has no release seal; verify the sealed bundle",
+            ));
+        }
+        v
     } else {
-        // TEMPORARY until the bundle module lands.
-        let _ = args.require_seal;
-        anyhow::bail!(
-            "{}: bundles are not supported by this build yet",
-            args.target.display()
-        )
+        if args.require_seal && trust.is_none() {
+            anyhow::bail!(
+                "--require-seal needs --trust TRUST (the release keys to check the seal against)"
+            );
+        }
+        let progress = ui.bytes_progress("verifying");
+        let seal = SealRequest {
+            path: args.seal.as_deref(),
+            trust: trust.as_ref(),
+            require: args.require_seal,
+            structure_only: args.structure_only,
+        };
+        verify_bundle_file(&args.target, &args.limits.limits(), &seal, &opts, &progress)?
     };
     if args.json {
         println!("{}", v.report.to_json());
@@ -149,8 +178,16 @@ fn mark(ui: &Ui, c: &Check) -> String {
 pub fn verdict(report: &Report, pinned: bool) -> String {
     let s = report.summary;
     let total = report.checks.len();
+    let structure_only = report
+        .get("qualification.schema")
+        .is_some_and(|c| c.ok.is_none());
     if s.failed > 0 {
         format!("FAILED: {} of {} checks failed", s.failed, total)
+    } else if structure_only {
+        format!(
+            "VERIFIED (structure only): the bundle is intact ({} checks passed); no qualification was verified (--structure-only)",
+            s.passed
+        )
     } else if !pinned {
         format!(
             "VERIFIED (unpinned): the run is internally consistent ({} checks passed, {} skipped), but nothing was compared with published pins; pass --pins",

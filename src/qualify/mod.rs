@@ -12,11 +12,13 @@
 //! bounded memory, [`metrics`] recomputes the published numbers (numpy's
 //! percentile, bit for bit), [`pins`] compares published digests, and
 //! [`table`] renders the recomputed table in the published layout.
-//! Engine attestations are verified through [`EngineAttestationVerifier`], so
+//! [`bundled`] streams a sealed bundle twice through the bundle layer's
+//! verifying reader. Engine attestations are verified through [`EngineAttestationVerifier`], so
 //! that this layer states *what* must hold of an attestation and the
 //! attestation layer states how a signature is checked.
 
 pub mod attested;
+pub mod bundled;
 pub mod evidence;
 pub mod metrics;
 pub mod pins;
@@ -45,6 +47,9 @@ pub enum QualifyError {
     /// Reading the run directory failed.
     #[error(transparent)]
     RunDir(#[from] evidence::RunDirError),
+    /// The bundle could not be read (I/O), or its seal file could not be read.
+    #[error(transparent)]
+    Bundle(crate::bundle::BundleError),
     /// The path given is neither a directory nor a file.
     #[error("{}: not a run directory or bundle file", path.display())]
     NotARun {

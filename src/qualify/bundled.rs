@@ -1,0 +1,224 @@
+//! Verifying a sealed bundle: the bundle layer's structural checks, then the
+//! qualification checks on the very bytes those checks verified.
+//!
+//! The bundle is streamed twice and never extracted. Pass 1 verifies the
+//! structure (every entry against MANIFEST, the bundle's SHA-256) and keeps
+//! only `qualification.json`, which says what pass 2 must read. Pass 2
+//! streams the client records and journals (and keeps the attestations and
+//! manifests) through the same verifying reader. The bytes pass 2 consumed
+//! are trusted only if pass 2's own entry checks pass and its bundle digest
+//! equals pass 1's; otherwise the file changed under us and every content
+//! check is reported as not checkable.
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::path::Path;
+
+use super::evidence::{Collector, Plan};
+use super::schema::MAX_SMALL_FILE;
+use super::{
+    check_qualification, evaluate, unverifiable_rest, Options, QualifyError, Verification,
+    QUALIFICATION_FILE,
+};
+use crate::bundle::{seal_check, verify_bundle, BundleError, EntryVisitor, Limits};
+use crate::keys::TrustStore;
+use crate::progress::{NoProgress, Progress};
+use crate::report::{Check, Report};
+
+struct QualificationGrab {
+    bytes: Option<Result<Vec<u8>, String>>,
+}
+
+impl EntryVisitor for QualificationGrab {
+    fn wants(&mut self, rel: &str) -> bool {
+        rel == QUALIFICATION_FILE
+    }
+    fn visit(&mut self, _rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        let mut buf = Vec::new();
+        content.take(MAX_SMALL_FILE + 1).read_to_end(&mut buf)?;
+        self.bytes = Some(if buf.len() as u64 > MAX_SMALL_FILE {
+            Err(format!(
+                "{QUALIFICATION_FILE}: larger than {MAX_SMALL_FILE} bytes"
+            ))
+        } else {
+            Ok(buf)
+        });
+        io::copy(content, &mut io::sink())?;
+        Ok(())
+    }
+}
+
+struct Pass2<'a, 'p> {
+    collector: &'a mut Collector<'p>,
+    seen: std::collections::BTreeSet<String>,
+}
+
+impl EntryVisitor for Pass2<'_, '_> {
+    fn wants(&mut self, rel: &str) -> bool {
+        self.collector.wants(rel)
+    }
+    fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        self.seen.insert(rel.to_string());
+        self.collector.visit(rel, content)
+    }
+}
+
+/// Where the release seal is and what to check it against.
+#[derive(Default, Clone, Copy)]
+pub struct SealRequest<'a> {
+    /// The seal envelope; `None`: `BUNDLE.seal.dsse.json` beside the bundle.
+    pub path: Option<&'a Path>,
+    /// Trust roots (the seal needs a key trusted for `release`).
+    pub trust: Option<&'a TrustStore>,
+    /// Fail when no seal verifies.
+    pub require: bool,
+    /// Verify the structure and the seal only, not the qualification.
+    pub structure_only: bool,
+}
+
+/// Errors from the bundle layer surface unchanged (exit 2).
+impl From<BundleError> for QualifyError {
+    fn from(e: BundleError) -> Self {
+        QualifyError::Bundle(e)
+    }
+}
+
+/// Verifies a sealed bundle end to end. `bundle_report` receives the
+/// structural checks (`bundle.*`) of pass 1 first, so the report reads in
+/// the order an auditor thinks: structure, qualification, pins,
+/// attestations, points.
+pub fn verify_bundle_file(
+    path: &Path,
+    limits: &Limits,
+    seal: &SealRequest<'_>,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Verification, QualifyError> {
+    let mut grab = QualificationGrab { bytes: None };
+    let pass1 = verify_bundle(path, limits, Some(&mut grab), progress)?;
+    let mut report = Report::new(path.display().to_string());
+    report.extend(pass1.report.clone());
+    let seal_result = seal_check(path, seal.path, seal.trust, seal.require, &pass1)?;
+    if seal.structure_only {
+        // Asked for the bundle's structure (and seal) only: said plainly in
+        // the report and the verdict. A `bundle` pin is still compared with
+        // the bytes; every other pin needs the qualification and fails.
+        report.push(seal_result);
+        report.push(Check::skip(
+            "qualification.schema",
+            "--structure-only: the qualification was not verified, only the bundle's structure and seal",
+        ));
+        if let Some(p) = opts.pins {
+            for pin in &p.pins {
+                let id = format!("pin:{}", pin.name);
+                report.push(match (pin.name.as_str(), pass1.bundle_sha256) {
+                    ("bundle", Some(d)) if pin.path.is_none() && pin.files.is_none() => {
+                        Check::outcome(id, d == pin.sha256, "the .tgz bytes")
+                            .with_values(pin.sha256.to_hex(), d.to_hex())
+                    }
+                    _ => Check::not_checkable(
+                        id,
+                        "--structure-only: the qualification was not verified",
+                    ),
+                });
+            }
+        } else {
+            report.push(Check::skip("pin:*", "no --pins given"));
+        }
+        report.push(Check::skip("attestation:*", "--structure-only"));
+        report.push(Check::skip("point:*", "--structure-only"));
+        return Ok(Verification {
+            report,
+            rows: Vec::new(),
+            pinned: opts.pins.is_some(),
+            qualification: None,
+        });
+    }
+    let qbytes = grab.bytes.unwrap_or_else(|| {
+        Err(format!(
+            "{QUALIFICATION_FILE}: not in the bundle, so it is not a qualification run (pass --structure-only to verify only its structure and seal)"
+        ))
+    });
+    // The qualification check is reported after `bundle.stable`, so that
+    // the bundle's checks stay together.
+    let mut qreport = Report::new("");
+    let Some(q) = check_qualification(&mut qreport, qbytes.as_deref().map_err(Clone::clone)) else {
+        report.push(seal_result);
+        report.extend(qreport);
+        unverifiable_rest(&mut report, opts);
+        let pinned = opts.pins.is_some();
+        return Ok(Verification {
+            report,
+            rows: Vec::new(),
+            pinned,
+            qualification: None,
+        });
+    };
+    let plan = Plan::new(q, opts.pins);
+    let mut collector = Collector::new(&plan);
+    let mut visitor = Pass2 {
+        collector: &mut collector,
+        seen: Default::default(),
+    };
+    let pass2 = verify_bundle(path, limits, Some(&mut visitor), &NoProgress)?;
+    let seen = std::mem::take(&mut visitor.seen);
+    let stable = pass2.bundle_sha256.is_some()
+        && pass2.bundle_sha256 == pass1.bundle_sha256
+        && pass2.report == pass1.report;
+    report.push(
+        Check::outcome(
+            "bundle.stable",
+            stable,
+            if stable {
+                "the second pass read the same verified bytes (same SHA-256, same structural verdict)".to_string()
+            } else {
+                "the bundle changed between the two passes; its content cannot be trusted, verify a copy that is not being written".to_string()
+            },
+        )
+        .with_values(
+            pass1.bundle_sha256.map(|d| d.to_hex()).unwrap_or_default(),
+            pass2.bundle_sha256.map(|d| d.to_hex()).unwrap_or_default(),
+        ),
+    );
+    report.push(seal_result);
+    report.extend(qreport);
+    if !stable {
+        unverifiable_rest(&mut report, opts);
+        let pinned = opts.pins.is_some();
+        return Ok(Verification {
+            report,
+            rows: Vec::new(),
+            pinned,
+            qualification: Some(plan.q),
+        });
+    }
+    // A file the plan names but the bundle lacks.
+    let mut unusable = BTreeMap::new();
+    for rel in plan
+        .clients
+        .keys()
+        .chain(plan.journals.keys())
+        .chain(plan.attestations.iter())
+        .chain(plan.pin_paths.iter())
+    {
+        if !seen.contains(rel) {
+            unusable.insert(rel.clone(), "not in the bundle".to_string());
+        }
+    }
+    let collected = collector.out;
+    let rows = evaluate(
+        &mut report,
+        &plan,
+        &collected,
+        &unusable,
+        pass2.bundle_sha256,
+        opts,
+    );
+    let pinned = opts.pins.is_some();
+    Ok(Verification {
+        report,
+        rows,
+        pinned,
+        qualification: Some(plan.q),
+    })
+}
