@@ -696,6 +696,7 @@ fn slo_breach_hidden_behind_a_claim_of_200_of_200() {
     });
     let o = c.verify_sealed();
     o.assert_fails("point:rate-0.5.within_limits", "199");
+    o.assert_fails("point:rate-0.5.within_limits", "rate-0.5-000100");
 }
 
 fn claim_off(key: &str) {

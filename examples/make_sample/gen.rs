@@ -391,7 +391,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
                 opt6(fin)
             );
             if !warm {
-                acc.add(status, sent, first, fin, out_tok, SLO_TTFT_S, SLO_TPOT_S);
+                let _ = acc.add(status, sent, first, fin, out_tok, SLO_TTFT_S, SLO_TPOT_S);
             }
             let engine = (i as usize) % ENGINES;
             let mut ev = |at: f64, text: String| {

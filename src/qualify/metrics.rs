@@ -79,6 +79,8 @@ pub struct MetricsAccumulator {
 
 impl MetricsAccumulator {
     /// Adds one non-warmup request. Times are in seconds; `slo_*` in seconds.
+    /// For an ok request, returns its TTFT (s), TPOT (s, when it has one)
+    /// and whether it is within the SLO.
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -89,7 +91,7 @@ impl MetricsAccumulator {
         output_tokens: u64,
         slo_ttft_s: f64,
         slo_tpot_s: f64,
-    ) {
+    ) -> Option<(f64, Option<f64>, bool)> {
         use super::schema::Status;
         self.m.measured += 1;
         self.first_sent = Some(self.first_sent.map_or(sent_at, |f| f.min(sent_at)));
@@ -103,24 +105,27 @@ impl MetricsAccumulator {
             Status::Cancelled => self.m.cancelled += 1,
         }
         if status != Status::Ok {
-            return;
+            return None;
         }
         let (Some(ft), Some(fin)) = (first_token_at, finished_at) else {
-            return;
+            return None;
         };
         self.m.ok += 1;
         self.output_tokens_ok += output_tokens as u128;
         let ttft = ft - sent_at;
         self.ttft.push(ttft);
         let mut within = ttft <= slo_ttft_s;
+        let mut tpot_s = None;
         if output_tokens > 1 {
             let tpot = (fin - ft) / (output_tokens - 1) as f64;
             self.tpot.push(tpot * 1000.0);
             within &= tpot <= slo_tpot_s;
+            tpot_s = Some(tpot);
         }
         if within {
             self.m.within_limits += 1;
         }
+        Some((ttft, tpot_s, within))
     }
 
     /// Sorts the vectors, computes percentiles and rates, drops the vectors.

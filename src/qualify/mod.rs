@@ -549,7 +549,7 @@ fn point_checks(
         }
     }
     let m = &client.metrics;
-    claim_checks(report, &base, q, p, m);
+    claim_checks(report, &base, q, p, m, &client.breaches);
     Some(m.clone())
 }
 
@@ -611,6 +611,7 @@ fn claim_checks(
     q: &Qualification,
     p: &schema::Point,
     m: &PointMetrics,
+    breaches: &records::Problems,
 ) {
     for (key, claim) in claim_keys(&p.claims) {
         let id = format!("{base}.claim.{key}");
@@ -649,6 +650,11 @@ fn claim_checks(
         "non-warmup ok requests with TTFT <= {} s and TPOT <= {} s (TTFT alone when output_tokens <= 1)",
         slo.ttft_s, slo.tpot_s
     );
+    let outside = if breaches.is_empty() {
+        String::new()
+    } else {
+        format!("; outside the SLO: {}", breaches.summary())
+    };
     report.push(match p.claims.within_limits {
         None => Check::skip(
             format!("{base}.within_limits"),
@@ -657,7 +663,7 @@ fn claim_checks(
         Some(n) => Check::outcome(
             format!("{base}.within_limits"),
             m.within_limits == n,
-            format!("{} of {} {rule}", m.within_limits, p.requests),
+            format!("{} of {} {rule}{outside}", m.within_limits, p.requests),
         )
         .with_values(n, m.within_limits),
     });

@@ -121,6 +121,8 @@ pub struct ClientSummary {
     pub duplicates: Problems,
     /// Malformed lines and records of another point.
     pub problems: Problems,
+    /// Measured ok requests outside the SLO, with their TTFT and TPOT.
+    pub breaches: Problems,
     /// Recomputed metrics (non-warmup requests).
     pub metrics: PointMetrics,
 }
@@ -135,6 +137,7 @@ pub fn read_client_records(
 ) -> io::Result<ClientSummary> {
     let mut problems = Problems::default();
     let mut duplicates = Problems::default();
+    let mut breaches = Problems::default();
     let mut ids: HashMap<String, ClientId> = HashMap::new();
     let mut acc = MetricsAccumulator::default();
     let (mut records, mut warmups) = (0u64, 0u64);
@@ -162,7 +165,7 @@ pub fn read_client_records(
         if rec.warmup {
             warmups += 1;
         } else {
-            acc.add(
+            let judged = acc.add(
                 rec.status,
                 rec.sent_at,
                 rec.first_token_at,
@@ -171,6 +174,16 @@ pub fn read_client_records(
                 slo_ttft_s,
                 slo_tpot_s,
             );
+            if let Some((ttft, tpot, false)) = judged {
+                let tpot = tpot.map_or_else(
+                    || "no TPOT".to_string(),
+                    |t| format!("TPOT {:.1} ms", t * 1000.0),
+                );
+                breaches.push(format!(
+                    "request {:?} ({file}:{line}): TTFT {ttft:.3} s, {tpot}",
+                    rec.request_id
+                ));
+            }
         }
         match ids.get(&rec.request_id) {
             Some(first) => duplicates.push(format!(
@@ -198,6 +211,7 @@ pub fn read_client_records(
         ids,
         duplicates,
         problems,
+        breaches,
         metrics: acc.finish(),
     })
 }
