@@ -529,8 +529,19 @@ fn attestation_naming_other_weights() {
     resign(&c, 2, &gen::engine_key(), |st| {
         st["subject"][0]["digest"]["sha256"] = Value::String("ee".repeat(32));
     });
-    c.verify_sealed()
-        .assert_fails("pin:weights.manifest", "engine-2");
+    let o = c.verify_sealed();
+    o.assert_fails("pin:weights.manifest", "engine-2");
+    o.assert_fails("attestations.agree", "engine-2");
+}
+
+#[test]
+fn engines_attesting_different_weights_fail_even_unpinned() {
+    let c = fresh();
+    resign(&c, 3, &gen::engine_key(), |st| {
+        st["subject"][0]["digest"]["sha256"] = Value::String("ee".repeat(32));
+    });
+    let o = verify(&c.run(), None, Some(&c.trust()));
+    o.assert_fails("attestations.agree", "weights.manifest");
 }
 
 #[test]

@@ -209,6 +209,7 @@ pub fn evaluate(
         attestation_subchecks(report, q, &e.id, &got);
         attested.insert(e.id.clone(), got);
     }
+    agreement_check(report, q, &attested);
     // Pins.
     match opts.pins {
         None => report.push(Check::skip(
@@ -230,6 +231,63 @@ pub fn evaluate(
         }
     }
     rows
+}
+
+/// The engines of one fleet must have run the same thing: every required
+/// subject carries one digest across all verified attestations. (With pins,
+/// each is also compared with the published value; without pins this is
+/// what keeps an unpinned verdict internally consistent.)
+fn agreement_check(
+    report: &mut Report,
+    q: &Qualification,
+    attested: &BTreeMap<String, Result<AttestedEngine, String>>,
+) {
+    let id = "attestations.agree";
+    let verified: Vec<(&String, &AttestedEngine)> = attested
+        .iter()
+        .filter_map(|(e, a)| a.as_ref().ok().map(|a| (e, a)))
+        .collect();
+    if verified.len() < attested.len() {
+        report.push(Check::not_checkable(
+            id,
+            "not every engine attestation verified",
+        ));
+        return;
+    }
+    let mut disagree = Vec::new();
+    for subject in &q.required_subjects {
+        let mut seen: BTreeMap<Sha256Digest, Vec<&str>> = BTreeMap::new();
+        for (engine, a) in &verified {
+            if let Some((_, d)) = a.subjects.iter().find(|(n, _)| n == subject) {
+                seen.entry(*d).or_default().push(engine.as_str());
+            }
+        }
+        if seen.len() > 1 {
+            let parts: Vec<String> = seen
+                .iter()
+                .map(|(d, es)| format!("{} by {}", d, es.join(", ")))
+                .collect();
+            disagree.push(format!("{subject}: {}", parts.join(" vs ")));
+        }
+    }
+    report.push(if disagree.is_empty() {
+        Check::pass(
+            id,
+            format!(
+                "all {} engines attest the same {}",
+                verified.len(),
+                q.required_subjects.join(", ")
+            ),
+        )
+    } else {
+        Check::fail(
+            id,
+            format!(
+                "the engines attest different inputs: {}",
+                disagree.join("; ")
+            ),
+        )
+    });
 }
 
 fn attestation_subchecks(
