@@ -8,7 +8,9 @@ mod harness_parsers;
 use std::path::Path;
 
 fn replay(target: &str, run: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e} (the seed corpus is committed)", dir.display()))
         .map(|e| e.unwrap().path())
@@ -38,8 +40,15 @@ fn the_seed_envelope_verifies_under_the_fuzz_key() {
     // would never reach the verified path.
     use proofpack::keys::{Role, TrustStore, TrustedKey};
     let key = ed25519_dalek::SigningKey::from_bytes(&[7u8; 32]);
-    let t = TrustStore::from_keys(vec![TrustedKey::new(key.verifying_key(), vec![Role::Engine], None)]);
-    let seed = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/envelope_verify/seed-valid")).unwrap();
+    let t = TrustStore::from_keys(vec![TrustedKey::new(
+        key.verifying_key(),
+        vec![Role::Engine],
+        None,
+    )]);
+    let seed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/envelope_verify/seed-valid"),
+    )
+    .unwrap();
     assert!(proofpack::attest::verify_envelope(&seed, &t, Role::Engine, 1).is_ok());
     assert!(proofpack::attest::verify_envelope(&seed, &t, Role::Release, 1).is_err());
 }
