@@ -7,10 +7,13 @@
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`]: SHA-256, the verification
 //!    report, progress sinks and whole-or-nothing file output.
 //! 2. [`manifest`]: content-addressed manifests of file sets.
+//! 3. [`catalog`]: the local SQLite ledger of seals and verifications,
+//!    named baseline manifests and the hash cache (never the source of truth).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod catalog;
 pub mod digest;
 pub mod manifest;
 pub mod progress;

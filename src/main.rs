@@ -30,6 +30,8 @@ enum Command {
     Check(cli::manifest::CheckArgs),
     /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
     Diff(cli::manifest::DiffArgs),
+    /// The local catalog: recorded seals and verifications, baselines, hash cache.
+    Catalog(cli::catalog::CatalogArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
         Command::Check(a) => cli::manifest::run_check(a, &ui),
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+        Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),
