@@ -689,6 +689,8 @@ impl Catalog {
         let mut conn = self.lock();
         conn.busy_timeout(self.busy_timeout)
             .map_err(|e| self.err(e))?;
+        // Look before touching: a newer or foreign file is left as it is.
+        let version = self.check_header(&conn)?;
         // Switching to WAL needs a moment of exclusive access, which SQLite
         // does not always wait for; retry until the busy timeout.
         let deadline = Instant::now() + self.busy_timeout;
@@ -705,7 +707,6 @@ impl Catalog {
         }
         conn.execute_batch("PRAGMA synchronous=NORMAL")
             .map_err(|e| self.err(e))?;
-        let version = self.check_header(&conn)?;
         if version < SCHEMA_VERSION {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)

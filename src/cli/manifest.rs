@@ -72,7 +72,8 @@ pub fn catalog_name(p: &Path) -> Option<&str> {
 /// Opens a hash-cache session for `root` unless `--no-cache`; a catalog
 /// problem is a warning and the build goes on without the cache.
 fn cache_session<'c>(ui: &Ui, catalog: Option<&'c Catalog>, root: &Path, walk: &WalkArgs, lookups: bool) -> Option<CacheSession<'c>> {
-    if walk.no_cache {
+    // A root that cannot be read is the build's error to report, not the cache's.
+    if walk.no_cache || std::fs::metadata(root).is_err() {
         return None;
     }
     match catalog?.hash_cache(root, lookups) {
