@@ -88,7 +88,9 @@ impl AtomicFile {
         } else {
             self.tmp.persist_noclobber(&target).map_err(|e| {
                 if e.error.kind() == io::ErrorKind::AlreadyExists {
-                    AtomicError::Exists { path: target.clone() }
+                    AtomicError::Exists {
+                        path: target.clone(),
+                    }
                 } else {
                     io_err(e.error)
                 }
@@ -108,7 +110,12 @@ impl Write for AtomicFile {
 }
 
 /// Writes `bytes` to `target` atomically with mode `mode`.
-pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32, overwrite: bool) -> Result<(), AtomicError> {
+pub fn write_atomic(
+    target: &Path,
+    bytes: &[u8],
+    mode: u32,
+    overwrite: bool,
+) -> Result<(), AtomicError> {
     let mut f = AtomicFile::create(target, mode, overwrite)?;
     f.write_all(bytes).map_err(|source| AtomicError::Io {
         path: target.to_path_buf(),
@@ -128,15 +135,24 @@ mod tests {
         let p = d.path().join("out");
         write_atomic(&p, b"hello", 0o600, false).unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"hello");
-        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
-        assert!(matches!(write_atomic(&p, b"x", 0o600, false), Err(AtomicError::Exists { .. })));
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert!(matches!(
+            write_atomic(&p, b"x", 0o600, false),
+            Err(AtomicError::Exists { .. })
+        ));
         write_atomic(&p, b"bye", 0o644, true).unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"bye");
         {
             let mut f = AtomicFile::create(&d.path().join("never"), 0o644, false).unwrap();
             f.write_all(b"partial").unwrap();
         }
-        let names: Vec<_> = fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("out")]);
     }
 }

@@ -39,7 +39,9 @@ pub enum DigestError {
         found: String,
     },
     /// Upper-case hex where only canonical lower case is allowed.
-    #[error("digest {found:?} is not lower case; canonical digests are 64 lowercase hex characters")]
+    #[error(
+        "digest {found:?} is not lower case; canonical digests are 64 lowercase hex characters"
+    )]
     NotLowercase {
         /// The offending text.
         found: String,
@@ -104,7 +106,9 @@ impl Sha256Digest {
     pub fn parse_hex_canonical(s: &str) -> Result<Self, DigestError> {
         let d = Self::parse_hex(s)?;
         if s.bytes().any(|b| b.is_ascii_uppercase()) {
-            return Err(DigestError::NotLowercase { found: s.to_string() });
+            return Err(DigestError::NotLowercase {
+                found: s.to_string(),
+            });
         }
         Ok(d)
     }

@@ -14,7 +14,12 @@ use clap::{Parser, Subcommand};
 /// Exit status: 0 the evidence holds (no drift), 1 it does not, 2 proofpack
 /// could not do its job (bad flags, unreadable argument file, I/O error).
 #[derive(Parser)]
-#[command(name = "proofpack", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "proofpack",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 struct Cli {
     #[command(flatten)]
     global: cli::GlobalArgs,

@@ -139,7 +139,9 @@ fn unlistable_message(problems: &[(String, String)]) -> String {
     if problems.len() > 20 {
         let _ = write!(s, "; and {} more", problems.len() - 20);
     }
-    s.push_str(" (nothing is skipped silently: fix or remove these, or leave them out with --exclude)");
+    s.push_str(
+        " (nothing is skipped silently: fix or remove these, or leave them out with --exclude)",
+    );
     s
 }
 
@@ -370,7 +372,11 @@ impl Manifest {
                 e.sha256.to_hex()
             );
         }
-        s.push_str(if self.entries.is_empty() { "]}\n" } else { "\n ]}\n" });
+        s.push_str(if self.entries.is_empty() {
+            "]}\n"
+        } else {
+            "\n ]}\n"
+        });
         Ok(s)
     }
 
@@ -386,7 +392,11 @@ impl Manifest {
     /// Reads a manifest that a person or another tool wrote, in `format` or,
     /// when `None`, the detected format. Hex of either case is accepted and
     /// normalised; entries may come in any order; duplicates are an error.
-    pub fn parse(bytes: &[u8], format: Option<Format>, origin: &str) -> Result<(Self, Format), ManifestError> {
+    pub fn parse(
+        bytes: &[u8],
+        format: Option<Format>,
+        origin: &str,
+    ) -> Result<(Self, Format), ManifestError> {
         let format = format.unwrap_or_else(|| Format::detect(bytes));
         let m = match format {
             Format::Canonical => Self::parse_canonical_lines(bytes, origin, false)?,
@@ -410,7 +420,11 @@ impl Manifest {
         Ok(m)
     }
 
-    fn parse_canonical_lines(bytes: &[u8], origin: &str, strict: bool) -> Result<Self, ManifestError> {
+    fn parse_canonical_lines(
+        bytes: &[u8],
+        origin: &str,
+        strict: bool,
+    ) -> Result<Self, ManifestError> {
         let perr = |line: usize, reason: String| ManifestError::Parse {
             origin: origin.to_string(),
             line,
@@ -420,7 +434,11 @@ impl Manifest {
             return Ok(Manifest::default());
         }
         let text = std::str::from_utf8(bytes).map_err(|e| {
-            let line = bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
             perr(line, "not valid UTF-8".into())
         })?;
         if !text.ends_with('\n') {
@@ -434,7 +452,11 @@ impl Manifest {
                 return Err(perr(ln, "blank line; expected <path>:<64 hex>".into()));
             }
             if line.contains('\r') {
-                return Err(perr(ln, "carriage return in line (CRLF line endings?); lines end with '\\n' only".into()));
+                return Err(perr(
+                    ln,
+                    "carriage return in line (CRLF line endings?); lines end with '\\n' only"
+                        .into(),
+                ));
             }
             let (path, hex) = line
                 .rsplit_once(':')
@@ -472,7 +494,8 @@ impl Manifest {
                 .ok_or_else(|| perr(ln, "expected '<64 hex>  <path>' (sha256sum format)".into()))?;
             let hex = std::str::from_utf8(hex).expect("hex digits are ASCII");
             let sha256 = Sha256Digest::parse_hex(hex).map_err(|e| perr(ln, e.to_string()))?;
-            let raw = std::str::from_utf8(rest).map_err(|_| perr(ln, "path is not valid UTF-8".into()))?;
+            let raw = std::str::from_utf8(rest)
+                .map_err(|_| perr(ln, "path is not valid UTF-8".into()))?;
             let path = if escaped {
                 unescape_sha256sum(raw).map_err(|r| perr(ln, r))?
             } else {
@@ -495,12 +518,17 @@ impl Manifest {
         };
         let rec: RecordJson = serde_json::from_slice(bytes).map_err(|e| rerr(e.to_string()))?;
         if rec.schema != MANIFEST_SCHEMA {
-            return Err(rerr(format!("schema is {:?}, expected {MANIFEST_SCHEMA:?}", rec.schema)));
+            return Err(rerr(format!(
+                "schema is {:?}, expected {MANIFEST_SCHEMA:?}",
+                rec.schema
+            )));
         }
         let mut entries = Vec::with_capacity(rec.entries.len());
         for (i, e) in rec.entries.into_iter().enumerate() {
-            validate_path(&e.path).map_err(|r| rerr(format!("entries[{i}]: path {:?}: {r}", e.path)))?;
-            let sha256 = Sha256Digest::parse_hex(&e.sha256).map_err(|x| rerr(format!("entries[{i}] ({:?}): {x}", e.path)))?;
+            validate_path(&e.path)
+                .map_err(|r| rerr(format!("entries[{i}]: path {:?}: {r}", e.path)))?;
+            let sha256 = Sha256Digest::parse_hex(&e.sha256)
+                .map_err(|x| rerr(format!("entries[{i}] ({:?}): {x}", e.path)))?;
             entries.push(Entry {
                 path: e.path,
                 size: Some(e.size),
@@ -508,7 +536,8 @@ impl Manifest {
             });
         }
         let m = Self::from_entries(entries, origin)?;
-        let digest = Sha256Digest::parse_prefixed(&rec.digest).map_err(|e| rerr(format!("digest: {e}")))?;
+        let digest =
+            Sha256Digest::parse_prefixed(&rec.digest).map_err(|e| rerr(format!("digest: {e}")))?;
         if digest != m.digest() {
             return Err(rerr(format!(
                 "digest says {}, but the entries give {}",
@@ -517,11 +546,18 @@ impl Manifest {
             )));
         }
         if rec.files != m.len() as u64 {
-            return Err(rerr(format!("files says {}, but there are {} entries", rec.files, m.len())));
+            return Err(rerr(format!(
+                "files says {}, but there are {} entries",
+                rec.files,
+                m.len()
+            )));
         }
         let total = m.total_bytes().unwrap_or(0);
         if rec.bytes != total {
-            return Err(rerr(format!("bytes says {}, but the entries' sizes add up to {total}", rec.bytes)));
+            return Err(rerr(format!(
+                "bytes says {}, but the entries' sizes add up to {total}",
+                rec.bytes
+            )));
         }
         Ok(m)
     }
@@ -542,7 +578,12 @@ fn unescape_sha256sum(s: &str) -> Result<String, String> {
                 Some('\\') => out.push('\\'),
                 Some('n') => out.push('\n'),
                 Some('r') => out.push('\r'),
-                other => return Err(format!("unknown escape '\\{}' in sha256sum path", other.map(String::from).unwrap_or_default())),
+                other => {
+                    return Err(format!(
+                        "unknown escape '\\{}' in sha256sum path",
+                        other.map(String::from).unwrap_or_default()
+                    ))
+                }
             }
         } else {
             out.push(c);
@@ -562,7 +603,9 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ManifestError> {
     let mut buf = Vec::new();
     f.take(cap + 1).read_to_end(&mut buf).map_err(io_err)?;
     if buf.len() as u64 > cap {
-        return Err(ManifestError::TooLarge { path: path.to_path_buf() });
+        return Err(ManifestError::TooLarge {
+            path: path.to_path_buf(),
+        });
     }
     Ok(buf)
 }
@@ -673,7 +716,11 @@ impl Excludes {
 
     /// True when a relative path (file or directory) is excluded.
     pub fn is_excluded(&self, rel: &str) -> bool {
-        self.full.is_match(rel) || rel.rsplit('/').next().is_some_and(|c| self.component.is_match(c))
+        self.full.is_match(rel)
+            || rel
+                .rsplit('/')
+                .next()
+                .is_some_and(|c| self.component.is_match(c))
     }
 }
 
@@ -694,7 +741,10 @@ pub type Problems = Vec<(String, String)>;
 
 /// Like [`scan`], but returns the unlistable paths beside the listable files
 /// instead of failing on them (for [`check`], where they are drift).
-pub fn scan_all(root: &Path, excludes: &[String]) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
+pub fn scan_all(
+    root: &Path,
+    excludes: &[String],
+) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
     let ex = Excludes::new(excludes)?;
     let io_err = |path: &Path, source| ManifestError::Io {
         path: path.to_path_buf(),
@@ -704,9 +754,15 @@ pub fn scan_all(root: &Path, excludes: &[String]) -> Result<(Vec<FoundFile>, Pro
     let mut problems: Vec<(String, String)> = Vec::new();
     let mut files = Vec::new();
     if root_meta.is_file() {
-        let name = root.file_name().and_then(|n| n.to_str()).ok_or_else(|| ManifestError::Unlistable {
-            problems: vec![(root.display().to_string(), "file name is not valid UTF-8".into())],
-        })?;
+        let name =
+            root.file_name()
+                .and_then(|n| n.to_str())
+                .ok_or_else(|| ManifestError::Unlistable {
+                    problems: vec![(
+                        root.display().to_string(),
+                        "file name is not valid UTF-8".into(),
+                    )],
+                })?;
         validate_path(name).map_err(|r| ManifestError::Unlistable {
             problems: vec![(name.to_string(), r)],
         })?;
@@ -719,24 +775,38 @@ pub fn scan_all(root: &Path, excludes: &[String]) -> Result<(Vec<FoundFile>, Pro
     }
     if !root_meta.is_dir() {
         return Err(ManifestError::Unlistable {
-            problems: vec![(root.display().to_string(), "not a regular file or directory".into())],
+            problems: vec![(
+                root.display().to_string(),
+                "not a regular file or directory".into(),
+            )],
         });
     }
-    let mut it = walkdir::WalkDir::new(root).follow_links(false).min_depth(1).into_iter();
+    let mut it = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter();
     while let Some(next) = it.next() {
         let entry = match next {
             Ok(e) => e,
             Err(e) => {
                 let p = e.path().unwrap_or(root).to_path_buf();
-                let source = e.into_io_error().unwrap_or_else(|| io::Error::other("directory walk failed"));
+                let source = e
+                    .into_io_error()
+                    .unwrap_or_else(|| io::Error::other("directory walk failed"));
                 return Err(io_err(&p, source));
             }
         };
-        let relp = entry.path().strip_prefix(root).expect("walkdir yields paths under the root");
+        let relp = entry
+            .path()
+            .strip_prefix(root)
+            .expect("walkdir yields paths under the root");
         let rel = match relp.to_str() {
             Some(s) => s.to_string(),
             None => {
-                problems.push((relp.to_string_lossy().into_owned(), "name is not valid UTF-8".into()));
+                problems.push((
+                    relp.to_string_lossy().into_owned(),
+                    "name is not valid UTF-8".into(),
+                ));
                 if entry.file_type().is_dir() {
                     it.skip_current_dir();
                 }
@@ -765,7 +835,10 @@ pub fn scan_all(root: &Path, excludes: &[String]) -> Result<(Vec<FoundFile>, Pro
                     continue;
                 }
                 Ok(m) => {
-                    problems.push((rel, format!("symlink to a {}", special_kind(&m.file_type()))));
+                    problems.push((
+                        rel,
+                        format!("symlink to a {}", special_kind(&m.file_type())),
+                    ));
                     continue;
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -779,7 +852,9 @@ pub fn scan_all(root: &Path, excludes: &[String]) -> Result<(Vec<FoundFile>, Pro
             }
         } else if ft.is_file() {
             entry.metadata().map_err(|e| {
-                let source = e.into_io_error().unwrap_or_else(|| io::Error::other("stat failed"));
+                let source = e
+                    .into_io_error()
+                    .unwrap_or_else(|| io::Error::other("stat failed"));
                 io_err(entry.path(), source)
             })?
         } else {
@@ -814,7 +889,11 @@ fn special_kind(ft: &fs::FileType) -> &'static str {
 }
 
 /// Hashes one found file, using and feeding the cache if there is one.
-pub fn hash_found(file: &FoundFile, cache: Option<&dyn HashCache>, progress: &dyn Progress) -> Result<Sha256Digest, ManifestError> {
+pub fn hash_found(
+    file: &FoundFile,
+    cache: Option<&dyn HashCache>,
+    progress: &dyn Progress,
+) -> Result<Sha256Digest, ManifestError> {
     if let Some(c) = cache {
         if let Some(d) = c.lookup(file) {
             progress.advance(file.stat.size);
@@ -839,7 +918,10 @@ pub fn hash_found(file: &FoundFile, cache: Option<&dyn HashCache>, progress: &dy
 }
 
 /// Runs `f` on a rayon pool of `threads` threads (0 = one per core).
-pub fn with_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> Result<T, ManifestError> {
+pub fn with_threads<T: Send>(
+    threads: usize,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, ManifestError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -851,9 +933,18 @@ pub fn with_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> Re
 }
 
 /// Hashes found files in parallel, largest first; returns the entries.
-pub fn hash_files(files: &[FoundFile], opts: &BuildOptions<'_>, progress: &dyn Progress) -> Result<Vec<Entry>, ManifestError> {
+pub fn hash_files(
+    files: &[FoundFile],
+    opts: &BuildOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<Vec<Entry>, ManifestError> {
     let mut order: Vec<&FoundFile> = files.iter().collect();
-    order.sort_by(|a, b| b.stat.size.cmp(&a.stat.size).then_with(|| a.rel.cmp(&b.rel)));
+    order.sort_by(|a, b| {
+        b.stat
+            .size
+            .cmp(&a.stat.size)
+            .then_with(|| a.rel.cmp(&b.rel))
+    });
     progress.start(files.iter().map(|f| f.stat.size).sum(), files.len() as u64);
     let cache = opts.cache;
     let result = with_threads(opts.threads, || {
@@ -876,7 +967,11 @@ pub fn hash_files(files: &[FoundFile], opts: &BuildOptions<'_>, progress: &dyn P
 }
 
 /// Builds the manifest of a directory (or of a single file).
-pub fn build(root: &Path, opts: &BuildOptions<'_>, progress: &dyn Progress) -> Result<Manifest, ManifestError> {
+pub fn build(
+    root: &Path,
+    opts: &BuildOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<Manifest, ManifestError> {
     let files = scan(root, &opts.excludes)?;
     let entries = hash_files(&files, opts, progress)?;
     Manifest::from_entries(entries, &root.display().to_string())
@@ -900,7 +995,13 @@ pub fn file_check_id(path: &str) -> String {
 /// present and unchanged, nothing unlisted. Returns a report with one check
 /// per path; `Err` only when the check could not run (I/O error, or sizes
 /// asked for but the manifest has none).
-pub fn check(root: &Path, manifest: &Manifest, manifest_origin: &str, opts: &CheckOptions<'_>, progress: &dyn Progress) -> Result<Report, ManifestError> {
+pub fn check(
+    root: &Path,
+    manifest: &Manifest,
+    manifest_origin: &str,
+    opts: &CheckOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<Report, ManifestError> {
     if opts.sizes_only && !manifest.has_sizes() {
         return Err(ManifestError::NoSizes {
             origin: manifest_origin.to_string(),
@@ -920,18 +1021,30 @@ pub fn check(root: &Path, manifest: &Manifest, manifest_origin: &str, opts: &Che
         let id = file_check_id(&e.path);
         match on_disk.get(e.path.as_str()) {
             None => {
-                results.insert(e.path.clone(), Check::fail(id, "missing: listed in the manifest but not on disk"));
+                results.insert(
+                    e.path.clone(),
+                    Check::fail(id, "missing: listed in the manifest but not on disk"),
+                );
             }
             Some(f) => match e.size {
                 Some(sz) if sz != f.stat.size => {
                     results.insert(
                         e.path.clone(),
-                        Check::fail(id, format!("size mismatch: manifest says {sz} bytes, file has {}", f.stat.size))
-                            .with_values(sz, f.stat.size),
+                        Check::fail(
+                            id,
+                            format!(
+                                "size mismatch: manifest says {sz} bytes, file has {}",
+                                f.stat.size
+                            ),
+                        )
+                        .with_values(sz, f.stat.size),
                     );
                 }
                 _ if opts.sizes_only => {
-                    results.insert(e.path.clone(), Check::pass(id, "size matches (content not read)"));
+                    results.insert(
+                        e.path.clone(),
+                        Check::pass(id, "size matches (content not read)"),
+                    );
                 }
                 _ => to_hash.push((*f).clone()),
             },
@@ -944,7 +1057,8 @@ pub fn check(root: &Path, manifest: &Manifest, manifest_origin: &str, opts: &Che
         let c = if want.sha256 == h.sha256 {
             Check::pass(id, "OK")
         } else {
-            Check::fail(id, "changed: content differs from the manifest").with_values(want.sha256.to_hex(), h.sha256.to_hex())
+            Check::fail(id, "changed: content differs from the manifest")
+                .with_values(want.sha256.to_hex(), h.sha256.to_hex())
         };
         results.insert(h.path, c);
     }
@@ -952,12 +1066,18 @@ pub fn check(root: &Path, manifest: &Manifest, manifest_origin: &str, opts: &Che
         if manifest.get(&f.rel).is_none() {
             results.insert(
                 f.rel.clone(),
-                Check::fail(file_check_id(&f.rel), "unlisted: on disk but not in the manifest"),
+                Check::fail(
+                    file_check_id(&f.rel),
+                    "unlisted: on disk but not in the manifest",
+                ),
             );
         }
     }
     for (p, why) in problems {
-        results.insert(p.clone(), Check::fail(file_check_id(&p), format!("cannot be listed: {why}")));
+        results.insert(
+            p.clone(),
+            Check::fail(file_check_id(&p), format!("cannot be listed: {why}")),
+        );
     }
     for (_, c) in results {
         report.push(c);
@@ -1005,17 +1125,29 @@ impl Diff {
         );
         let mut rows: Vec<(&str, Check)> = Vec::new();
         for e in &self.added {
-            rows.push((&e.path, Check::fail(format!("diff:{}", e.path), "added").with_values(serde_json::Value::Null, e.sha256.to_hex())));
+            rows.push((
+                &e.path,
+                Check::fail(format!("diff:{}", e.path), "added")
+                    .with_values(serde_json::Value::Null, e.sha256.to_hex()),
+            ));
         }
         for e in &self.removed {
-            rows.push((&e.path, Check::fail(format!("diff:{}", e.path), "removed").with_values(e.sha256.to_hex(), serde_json::Value::Null)));
+            rows.push((
+                &e.path,
+                Check::fail(format!("diff:{}", e.path), "removed")
+                    .with_values(e.sha256.to_hex(), serde_json::Value::Null),
+            ));
         }
         for (o, n) in &self.changed {
             let detail = match (o.size, n.size) {
                 (Some(a), Some(b)) if a != b => format!("changed (size {a} -> {b})"),
                 _ => "changed".to_string(),
             };
-            rows.push((&o.path, Check::fail(format!("diff:{}", o.path), detail).with_values(o.sha256.to_hex(), n.sha256.to_hex())));
+            rows.push((
+                &o.path,
+                Check::fail(format!("diff:{}", o.path), detail)
+                    .with_values(o.sha256.to_hex(), n.sha256.to_hex()),
+            ));
         }
         rows.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         for (_, c) in rows {
@@ -1077,14 +1209,20 @@ mod tests {
         for ok in ["a", "a/b", "a b/c:d", "ü/ñ", "a\\b", "..a", "a.."] {
             assert!(validate_path(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "/a", "a/", "a//b", "./a", "a/./b", "../a", "a/..", "a\nb", "a\rb", "a\0b"] {
+        for bad in [
+            "", "/a", "a/", "a//b", "./a", "a/./b", "../a", "a/..", "a\nb", "a\rb", "a\0b",
+        ] {
             assert!(validate_path(bad).is_err(), "{bad:?}");
         }
     }
 
     #[test]
     fn sorted_by_bytes_and_unique() {
-        let m = Manifest::from_entries(vec![e("b", b"1"), e("a/z", b"2"), e("a", b"3"), e("B", b"4")], "t").unwrap();
+        let m = Manifest::from_entries(
+            vec![e("b", b"1"), e("a/z", b"2"), e("a", b"3"), e("B", b"4")],
+            "t",
+        )
+        .unwrap();
         let paths: Vec<_> = m.entries().iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, ["B", "a", "a/z", "b"]);
         assert!(matches!(
@@ -1095,7 +1233,16 @@ mod tests {
 
     #[test]
     fn formats_round_trip() {
-        let m = Manifest::from_entries(vec![e("x:y", b"1"), e("sp ace", b""), e("back\\slash", b"z"), e("ü", b"q")], "t").unwrap();
+        let m = Manifest::from_entries(
+            vec![
+                e("x:y", b"1"),
+                e("sp ace", b""),
+                e("back\\slash", b"z"),
+                e("ü", b"q"),
+            ],
+            "t",
+        )
+        .unwrap();
         for f in [Format::Canonical, Format::Json, Format::Sha256sum] {
             let text = m.render(f).unwrap();
             assert_eq!(Format::detect(text.as_bytes()), f, "{text}");
@@ -1104,19 +1251,39 @@ mod tests {
             assert_eq!(back.canonical_text(), m.canonical_text());
             assert_eq!(back.digest(), m.digest());
         }
-        assert!(m.to_sha256sum().contains("\\") && m.to_sha256sum().lines().any(|l| l.starts_with('\\')));
+        assert!(
+            m.to_sha256sum().contains("\\")
+                && m.to_sha256sum().lines().any(|l| l.starts_with('\\'))
+        );
     }
 
     #[test]
     fn strict_canonical() {
-        let good = format!("a:{}\nb:{}\n", Sha256Digest::of_bytes(b"a"), Sha256Digest::of_bytes(b"b"));
+        let good = format!(
+            "a:{}\nb:{}\n",
+            Sha256Digest::of_bytes(b"a"),
+            Sha256Digest::of_bytes(b"b")
+        );
         assert!(Manifest::parse_canonical_strict(good.as_bytes(), "M").is_ok());
-        let unsorted = format!("b:{}\na:{}\n", Sha256Digest::of_bytes(b"b"), Sha256Digest::of_bytes(b"a"));
+        let unsorted = format!(
+            "b:{}\na:{}\n",
+            Sha256Digest::of_bytes(b"b"),
+            Sha256Digest::of_bytes(b"a")
+        );
         assert!(Manifest::parse_canonical_strict(unsorted.as_bytes(), "M").is_err());
         assert!(Manifest::parse(unsorted.as_bytes(), None, "M").is_ok());
-        assert!(Manifest::parse_canonical_strict(good.to_uppercase().replace("A:", "a:").replace("B:", "b:").as_bytes(), "M").is_err());
+        assert!(Manifest::parse_canonical_strict(
+            good.to_uppercase()
+                .replace("A:", "a:")
+                .replace("B:", "b:")
+                .as_bytes(),
+            "M"
+        )
+        .is_err());
         assert!(Manifest::parse_canonical_strict(good.trim_end().as_bytes(), "M").is_err());
-        assert!(Manifest::parse_canonical_strict(b"", "M").unwrap().is_empty());
+        assert!(Manifest::parse_canonical_strict(b"", "M")
+            .unwrap()
+            .is_empty());
         assert!(Manifest::parse(good.replace('\n', "\r\n").as_bytes(), None, "M").is_err());
     }
 
@@ -1144,8 +1311,10 @@ mod tests {
 
     #[test]
     fn diff_kinds() {
-        let old = Manifest::from_entries(vec![e("a", b"1"), e("b", b"2"), e("c", b"3")], "o").unwrap();
-        let new = Manifest::from_entries(vec![e("a", b"1"), e("b", b"X"), e("d", b"4")], "n").unwrap();
+        let old =
+            Manifest::from_entries(vec![e("a", b"1"), e("b", b"2"), e("c", b"3")], "o").unwrap();
+        let new =
+            Manifest::from_entries(vec![e("a", b"1"), e("b", b"X"), e("d", b"4")], "n").unwrap();
         let d = diff(&old, &new);
         assert_eq!(d.unchanged, 1);
         assert_eq!(d.added.iter().map(|e| &e.path).collect::<Vec<_>>(), ["d"]);

@@ -301,7 +301,10 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     let secs = t.elapsed().as_secs_f64();
     let what = if a.sizes_only { "sizes" } else { "contents" };
     if report.ok {
-        ui.note(&format!("check: OK, {} files match {origin} ({what}, {secs:.2} s)", s.passed));
+        ui.note(&format!(
+            "check: OK, {} files match {origin} ({what}, {secs:.2} s)",
+            s.passed
+        ));
     } else {
         ui.note(&format!(
             "check: FAILED, {} of {} paths differ from {origin} ({what}, {secs:.2} s)",
@@ -323,12 +326,20 @@ pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
     if a.json {
         println!("{}", report.to_json());
     } else {
-        for c in report.checks.iter().filter(|c| c.failed() && c.id.starts_with("diff:")) {
+        for c in report
+            .checks
+            .iter()
+            .filter(|c| c.failed() && c.id.starts_with("diff:"))
+        {
             println!("{}: {}", c.detail, &c.id["diff:".len()..]);
         }
     }
     if d.is_empty() {
-        ui.note(&format!("diff: no drift, {} files, {}", d.unchanged, new.digest().prefixed()));
+        ui.note(&format!(
+            "diff: no drift, {} files, {}",
+            d.unchanged,
+            new.digest().prefixed()
+        ));
     } else {
         ui.note(&format!(
             "diff: DRIFT, {} added, {} removed, {} changed, {} unchanged ({} -> {})",

@@ -46,7 +46,6 @@ pub enum CatalogChoice {
 
 /// Terminal facts and output preferences.
 pub struct Ui {
-    pub quiet: bool,
     pub verbose: bool,
     pub color_out: bool,
     pub color_err: bool,
@@ -59,7 +58,6 @@ impl Ui {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let err_tty = std::io::stderr().is_terminal();
         Ui {
-            quiet: g.quiet,
             verbose: g.verbose,
             color_out: !no_color && std::io::stdout().is_terminal(),
             color_err: !no_color && err_tty,
@@ -170,9 +168,6 @@ impl Ui {
     pub fn yellow(&self, s: &str) -> String {
         self.paint(self.color_out, "33", s)
     }
-    pub fn bold(&self, s: &str) -> String {
-        self.paint(self.color_out, "1", s)
-    }
 
     /// A summary line on stderr.
     pub fn note(&self, s: &str) {
@@ -219,7 +214,12 @@ fn catalog_busy_timeout() -> Duration {
 /// A check's detail with expected/actual values appended when present.
 pub fn describe(c: &Check) -> String {
     match (&c.expected, &c.actual) {
-        (Some(e), Some(a)) => format!("{}; expected {}, found {}", c.detail, short_json(e), short_json(a)),
+        (Some(e), Some(a)) => format!(
+            "{}; expected {}, found {}",
+            c.detail,
+            short_json(e),
+            short_json(a)
+        ),
         _ => c.detail.clone(),
     }
 }
@@ -267,9 +267,11 @@ impl TermProgress {
         let bar = enabled.then(|| {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
             b.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}")
-                    .expect("valid template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
             );
             b.set_message(what.to_string());
             b
