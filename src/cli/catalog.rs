@@ -203,7 +203,7 @@ fn print_record(r: &StoredRecord, ui: &Ui) {
     };
     println!(
         "{} id:{}  {}  {}  {}",
-        ui.bold(s.kind.as_str()),
+        s.kind.as_str(),
         s.id,
         s.time,
         verdict,

@@ -89,8 +89,7 @@ fn cache_session<'c>(ui: &Ui, catalog: Option<&'c Catalog>, root: &Path, walk: &
 fn finish_cache(ui: &Ui, session: Option<CacheSession<'_>>, root: Option<&Path>) {
     let Some(session) = session else { return };
     match session.finish() {
-        // The cache line is detail, not a summary: --quiet drops it.
-        Ok(st) if st.looked_up > 0 && !ui.quiet => {
+        Ok(st) if st.looked_up > 0 => {
             let label = root.map(|r| format!(" ({})", r.display())).unwrap_or_default();
             let mut line = format!(
                 "cache{label}: {} of {} file digests from the catalog cache, {} newly cached",
