@@ -6,15 +6,20 @@
 //!
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`]: SHA-256, the verification
 //!    report, progress sinks and whole-or-nothing file output.
-//! 2. [`manifest`]: content-addressed manifests of file sets.
+//! 2. [`manifest`]: content-addressed manifests of file sets; [`keys`]:
+//!    Ed25519 keys, key ids, the trust file and the one strict signature
+//!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
+//!    its neighbour in this layer).
 //! 3. [`catalog`]: the local SQLite ledger of seals and verifications,
 //!    named baseline manifests and the hash cache (never the source of truth).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod attest;
 pub mod catalog;
 pub mod digest;
+pub mod keys;
 pub mod manifest;
 pub mod progress;
 pub mod report;

@@ -35,6 +35,10 @@ enum Command {
     Check(cli::manifest::CheckArgs),
     /// Compare two manifests or directories; exit 1 on any drift (the CI gate).
     Diff(cli::manifest::DiffArgs),
+    /// Ed25519 keys: generate a pair, print a key id, write a trust file.
+    Key(cli::key::KeyArgs),
+    /// Signed statements: sign (any predicate, or an engine attestation) and verify.
+    Attest(cli::attest::AttestArgs),
     /// The local catalog: recorded seals and verifications, baselines, hash cache.
     Catalog(cli::catalog::CatalogArgs),
 }
@@ -46,6 +50,8 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
         Command::Check(a) => cli::manifest::run_check(a, &ui),
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
+        Command::Key(a) => cli::key::run_key(a, &ui),
+        Command::Attest(a) => cli::attest::run_attest(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
     };
     match result {

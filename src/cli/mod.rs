@@ -1,7 +1,9 @@
 //! Command-line front end: argument structs per verb, terminal rendering.
 //! Nothing here decides a verdict; it only presents what the library returns.
 
+pub mod attest;
 pub mod catalog;
+pub mod key;
 pub mod manifest;
 
 use std::io::IsTerminal;
