@@ -926,7 +926,7 @@ impl Catalog {
                 }
                 if rows.is_empty() {
                     // An all-hex run name is still a name.
-                    return by_name(&p);
+                    return by_name(query);
                 }
                 Ok(rows.into_iter().map(|r| r.0).collect())
             }
