@@ -39,6 +39,12 @@ enum Command {
     Key(cli::key::KeyArgs),
     /// Signed statements: sign (any predicate, or an engine attestation) and verify.
     Attest(cli::attest::AttestArgs),
+    /// Seal a run directory into a deterministic bundle (BUNDLE.tgz + .sha256).
+    Seal(cli::seal::SealArgs),
+    /// Verify a bundle: structure, safety, MANIFEST and every entry, in one pass.
+    Verify(cli::verify::VerifyArgs),
+    /// Verify a bundle while extracting it; the tree lands only if all holds.
+    Unpack(cli::unpack::UnpackArgs),
     /// The local catalog: recorded seals and verifications, baselines, hash cache.
     Catalog(cli::catalog::CatalogArgs),
 }
@@ -52,6 +58,9 @@ fn main() -> ExitCode {
         Command::Diff(a) => cli::manifest::run_diff(a, &ui),
         Command::Key(a) => cli::key::run_key(a, &ui),
         Command::Attest(a) => cli::attest::run_attest(a, &ui),
+        Command::Seal(a) => cli::seal::run_seal(a, &ui),
+        Command::Verify(a) => cli::verify::run_verify(a, &ui),
+        Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
     };
     match result {

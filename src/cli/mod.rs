@@ -2,9 +2,13 @@
 //! Nothing here decides a verdict; it only presents what the library returns.
 
 pub mod attest;
+pub mod bundle_args;
 pub mod catalog;
 pub mod key;
 pub mod manifest;
+pub mod seal;
+pub mod unpack;
+pub mod verify;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -1,0 +1,73 @@
+//! The bundle-reader fuzz harness, shared by the cargo-fuzz target and the
+//! stable `cargo test` that replays the corpus (tests/bundle_fuzz_corpus.rs).
+//!
+//! The first input byte picks the mode: odd = the rest is a tar stream that
+//! the harness wraps in one gzip member (so that the fuzzer explores the tar
+//! parser instead of fighting CRCs); even = the rest is the raw bundle file
+//! (gzip layer, trailing data, truncation). Limits are small so that one
+//! input cannot make an execution slow, and a visitor reads some entries to
+//! exercise the streaming-content path.
+
+use std::io::{Read, Write};
+
+use proofpack::bundle::{verify_bundle_reader, EntryVisitor, Limits};
+use proofpack::progress::NoProgress;
+
+struct ReadSome(u8);
+
+impl EntryVisitor for ReadSome {
+    fn wants(&mut self, rel_path: &str) -> bool {
+        self.0 = self.0.wrapping_add(1);
+        rel_path.len() % 2 == 0 || self.0 % 3 == 0
+    }
+    fn visit(&mut self, _rel_path: &str, content: &mut dyn Read) -> std::io::Result<()> {
+        let mut buf = [0u8; 7];
+        let n = content.read(&mut buf)?;
+        if n > 0 && buf[0] == b'!' {
+            return Err(std::io::Error::other("visitor rejects '!'"));
+        }
+        Ok(())
+    }
+}
+
+/// Runs one input; panics only on a broken invariant.
+pub fn run(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let bytes: Vec<u8> = if mode & 1 == 1 {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(rest).expect("in-memory write");
+        e.finish().expect("in-memory write")
+    } else {
+        rest.to_vec()
+    };
+    let limits = Limits {
+        max_total_bytes: 8 << 20,
+        max_entry_bytes: 4 << 20,
+        max_entries: 10_000,
+        max_path_bytes: 4096,
+        max_pax_record_bytes: 64 << 10,
+        max_ratio: 1000,
+    };
+    let mut visitor = ReadSome(mode);
+    let v = verify_bundle_reader(&bytes[..], "fuzz", &limits, Some(&mut visitor), &NoProgress)
+        .expect("reading from memory never fails");
+    let r = &v.report;
+    assert_eq!(r.ok, r.checks.iter().all(|c| c.ok != Some(false)));
+    assert_eq!(
+        r.summary.failed + r.summary.passed + r.summary.skipped,
+        r.checks.len()
+    );
+    if r.ok {
+        assert!(v.root.is_some());
+        assert!(v.manifest.is_some());
+    }
+    if let Some(d) = v.bundle_sha256 {
+        assert_eq!(d, proofpack::digest::Sha256Digest::of_bytes(&bytes));
+    }
+    let mut ids = std::collections::HashSet::new();
+    for c in &r.checks {
+        assert!(ids.insert(c.id.as_str()), "duplicate check id {}", c.id);
+    }
+}

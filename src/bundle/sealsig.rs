@@ -1,0 +1,217 @@
+//! Seal signatures: the signed in-toto Statement beside a bundle
+//! (`BUNDLE.tgz.seal.dsse.json`, spec section 4).
+//!
+//! The seal binds the bundle's bytes and its MANIFEST to a release key. Its
+//! subjects are matched against what the verifier computed from the bytes it
+//! actually read, never against anything the bundle says about itself: the
+//! bundle subject by the digest of the `.tgz` (its name is informational,
+//! since files get renamed), `MANIFEST` by the digest of the MANIFEST entry.
+//! `files` and `bytes` of the predicate must equal those of the MANIFEST's
+//! file set as found in the bundle.
+
+use std::path::Path;
+
+use ed25519_dalek::SigningKey;
+
+use super::{BundleError, BundleVerification, Sealed, MANIFEST_NAME};
+use crate::attest::{self, SealPredicate, Statement, Subject, SEAL_PREDICATE_TYPE};
+use crate::digest::Sha256Digest;
+use crate::keys::{Role, TrustStore};
+use crate::report::Check;
+
+/// Report id of the seal check.
+pub const SEAL_CHECK_ID: &str = "seal";
+
+/// The signed seal envelope for a sealed bundle named `bundle_name`.
+pub(crate) fn sign_seal(
+    sealed: &Sealed,
+    bundle_name: &str,
+    key: &SigningKey,
+    sealed_at: &str,
+) -> Result<Vec<u8>, BundleError> {
+    if bundle_name == MANIFEST_NAME {
+        return Err(BundleError::Sign(
+            "a bundle file named MANIFEST would clash with the MANIFEST subject; choose another output name".into(),
+        ));
+    }
+    attest::check_rfc3339_utc(sealed_at).map_err(BundleError::Sign)?;
+    let predicate = SealPredicate {
+        files: sealed.files,
+        bytes: sealed.bytes,
+        sealed_at: sealed_at.to_string(),
+        tool: Some(crate::TOOL.to_string()),
+    };
+    let statement = Statement::new(
+        vec![
+            Subject {
+                name: bundle_name.to_string(),
+                digest: sealed.bundle_sha256,
+            },
+            Subject {
+                name: MANIFEST_NAME.to_string(),
+                digest: sealed.manifest_digest,
+            },
+        ],
+        SEAL_PREDICATE_TYPE,
+        predicate.to_value(),
+    )
+    .map_err(|e| BundleError::Sign(e.to_string()))?;
+    Ok(attest::sign_statement(&statement, &[key]))
+}
+
+/// Checks a seal envelope against the trust roots and what was read from the
+/// bundle: it must verify under a key trusted for `release`, be a seal
+/// Statement, have a subject whose digest is `bundle_sha256` and a
+/// `MANIFEST` subject equal to `manifest_digest`, and (when given) carry the
+/// file count and byte total of the MANIFEST's file set. Returns the `seal`
+/// check.
+pub fn verify_seal(
+    envelope: &[u8],
+    trust: &TrustStore,
+    bundle_sha256: Option<Sha256Digest>,
+    manifest_digest: Option<Sha256Digest>,
+    files_and_bytes: Option<(u64, u64)>,
+) -> Check {
+    let id = SEAL_CHECK_ID;
+    let verified = match attest::verify_envelope(envelope, trust, Role::Release, 1) {
+        Ok(v) => v,
+        Err(e) => {
+            return Check::fail(
+                id,
+                format!("the seal does not verify under a key trusted for release: {e}"),
+            )
+        }
+    };
+    let st = verified.get();
+    let pred = match SealPredicate::from_statement(st) {
+        Ok(p) => p,
+        Err(e) => return Check::fail(id, format!("signed, but not a valid seal Statement: {e}")),
+    };
+    let mut problems = Vec::new();
+    match bundle_sha256 {
+        None => problems.push(
+            "not checkable: the bundle's digest was not computed (reading stopped)".to_string(),
+        ),
+        Some(d) => {
+            if !st
+                .subjects
+                .iter()
+                .any(|s| s.name != MANIFEST_NAME && s.digest == d)
+            {
+                let named: Vec<String> = st
+                    .subjects
+                    .iter()
+                    .filter(|s| s.name != MANIFEST_NAME)
+                    .map(|s| format!("{} {}", s.name, s.digest))
+                    .collect();
+                problems.push(format!(
+                    "no bundle subject has this bundle's SHA-256 {d} (the seal names {}): the seal is for other bytes",
+                    if named.is_empty() { "none".to_string() } else { named.join(", ") }
+                ));
+            }
+        }
+    }
+    match (st.subject(MANIFEST_NAME), manifest_digest) {
+        (None, _) => problems.push("the seal has no MANIFEST subject".into()),
+        (Some(_), None) => problems.push("not checkable: the bundle has no usable MANIFEST".into()),
+        (Some(s), Some(d)) if s.digest != d => problems.push(format!(
+            "MANIFEST subject {} differs from the bundle's MANIFEST {d}",
+            s.digest
+        )),
+        _ => {}
+    }
+    if let Some((files, bytes)) = files_and_bytes {
+        if pred.files != files || pred.bytes != bytes {
+            problems.push(format!(
+                "predicate says {} files, {} bytes; the bundle's MANIFEST file set has {files} files, {bytes} bytes",
+                pred.files, pred.bytes
+            ));
+        }
+    }
+    let signers = verified.signers().join(", ");
+    if problems.is_empty() {
+        Check::pass(
+            id,
+            format!(
+                "signed by {signers} (release), sealed_at {}{}",
+                pred.sealed_at,
+                pred.tool
+                    .as_deref()
+                    .map(|t| format!(", by {t}"))
+                    .unwrap_or_default()
+            ),
+        )
+    } else {
+        Check::fail(
+            id,
+            format!("signed by {signers} (release), but {}", problems.join("; ")),
+        )
+    }
+}
+
+/// The `seal` check for a verified bundle, as `verify` runs it:
+///
+/// * no seal file (`seal` or else `BUNDLE.seal.dsse.json` beside the
+///   bundle): skipped, or failed when `require` is set;
+/// * a seal but no trust roots: skipped ("no --trust given"), unless
+///   `require` (then failed: a required seal that cannot be checked does not
+///   hold);
+/// * otherwise [`verify_seal`].
+///
+/// `Err` only when a named or present seal file cannot be read.
+pub fn seal_check(
+    bundle: &Path,
+    seal: Option<&Path>,
+    trust: Option<&TrustStore>,
+    require: bool,
+    v: &BundleVerification,
+) -> Result<Check, BundleError> {
+    let id = SEAL_CHECK_ID;
+    let default = super::seal_path(bundle);
+    let path = match seal {
+        Some(p) => p.to_path_buf(),
+        None if default.exists() => default,
+        None if require => {
+            return Ok(Check::fail(
+                id,
+                format!(
+                    "--require-seal: no seal given and none beside the bundle ({})",
+                    default.display()
+                ),
+            ))
+        }
+        None => {
+            return Ok(Check::skip(
+                id,
+                format!("no seal beside the bundle ({})", default.display()),
+            ))
+        }
+    };
+    let Some(trust) = trust else {
+        let why = format!(
+            "{} present but no --trust file given to check it against",
+            path.display()
+        );
+        return Ok(if require {
+            Check::fail(id, why)
+        } else {
+            Check::skip(id, why)
+        });
+    };
+    let bytes = attest::read_envelope_file(&path).map_err(|source| BundleError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let manifest_digest = v.manifest.as_ref().map(|m| m.digest());
+    let totals = match (&v.manifest, v.listed_bytes) {
+        (Some(m), Some(b)) => Some((m.len() as u64, b)),
+        _ => None,
+    };
+    Ok(verify_seal(
+        &bytes,
+        trust,
+        v.bundle_sha256,
+        manifest_digest,
+        totals,
+    ))
+}

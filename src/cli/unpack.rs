@@ -1,0 +1,48 @@
+//! `unpack`: verify while extracting; the tree lands only if everything holds.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use proofpack::bundle;
+
+use super::bundle_args::LimitArgs;
+use super::Ui;
+
+/// `proofpack unpack`
+#[derive(clap::Args, Debug)]
+pub struct UnpackArgs {
+    /// The bundle (.tgz) to unpack.
+    pub bundle: PathBuf,
+    /// Directory to unpack into (the bundle's root directory is created in it).
+    #[arg(short = 'C', long = "directory", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Print the verification report (JSON) on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+pub fn run_unpack(a: UnpackArgs, ui: &Ui) -> Result<i32> {
+    let progress = ui.bytes_progress("unpacking");
+    let v = bundle::unpack(&a.bundle, &a.dir, &a.limits.limits(), &progress)?;
+    if a.json {
+        println!("{}", v.report.to_json());
+    } else {
+        ui.print_checks(&v.report, "");
+    }
+    if v.report.ok {
+        let root = v.root.as_deref().unwrap_or("?");
+        ui.note(&format!(
+            "unpack: OK, verified and unpacked into {}",
+            a.dir.join(root).display()
+        ));
+    } else {
+        ui.note(&format!(
+            "unpack: FAILED, {} checks failed; nothing was written to {}",
+            v.report.summary.failed,
+            a.dir.display()
+        ));
+    }
+    Ok(v.report.exit_code())
+}
