@@ -132,7 +132,6 @@ impl Ui {
 
     /// Records a seal in the catalog, if there is a usable one; a failure is
     /// a warning and changes nothing else.
-    #[allow(dead_code)] // called by the seal verb
     pub fn record_seal(&self, r: &SealRecord) {
         if let Some(c) = self.open_catalog_for_write() {
             if let Err(e) = c.record_seal(r) {
@@ -143,7 +142,6 @@ impl Ui {
 
     /// Records a verification in the catalog, if there is a usable one; a
     /// failure is a warning and changes nothing else.
-    #[allow(dead_code)] // called by the verify verb
     pub fn record_verification(&self, r: &VerificationRecord) {
         if let Some(c) = self.open_catalog_for_write() {
             if let Err(e) = c.record_verification(r) {
