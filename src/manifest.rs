@@ -660,7 +660,13 @@ pub trait HashCache: Sync {
     /// it was found and `after` once hashing ended; `started` is the wall
     /// clock read just before its content was first read (the moment the
     /// racy-clean rule compares timestamps against).
-    fn store(&self, file: &FoundFile, started: std::time::SystemTime, after: &FileStat, digest: Sha256Digest);
+    fn store(
+        &self,
+        file: &FoundFile,
+        started: std::time::SystemTime,
+        after: &FileStat,
+        digest: Sha256Digest,
+    );
 }
 
 /// Options for walking and hashing a directory.

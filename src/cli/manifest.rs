@@ -71,7 +71,13 @@ pub fn catalog_name(p: &Path) -> Option<&str> {
 
 /// Opens a hash-cache session for `root` unless `--no-cache`; a catalog
 /// problem is a warning and the build goes on without the cache.
-fn cache_session<'c>(ui: &Ui, catalog: Option<&'c Catalog>, root: &Path, walk: &WalkArgs, lookups: bool) -> Option<CacheSession<'c>> {
+fn cache_session<'c>(
+    ui: &Ui,
+    catalog: Option<&'c Catalog>,
+    root: &Path,
+    walk: &WalkArgs,
+    lookups: bool,
+) -> Option<CacheSession<'c>> {
     // A root that cannot be read is the build's error to report, not the cache's.
     if walk.no_cache || std::fs::metadata(root).is_err() {
         return None;
@@ -90,16 +96,24 @@ fn finish_cache(ui: &Ui, session: Option<CacheSession<'_>>, root: Option<&Path>)
     let Some(session) = session else { return };
     match session.finish() {
         Ok(st) if st.looked_up > 0 => {
-            let label = root.map(|r| format!(" ({})", r.display())).unwrap_or_default();
+            let label = root
+                .map(|r| format!(" ({})", r.display()))
+                .unwrap_or_default();
             let mut line = format!(
                 "cache{label}: {} of {} file digests from the catalog cache, {} newly cached",
                 st.hits, st.looked_up, st.stored
             );
             if st.too_recent > 0 {
-                line.push_str(&format!(", {} modified too recently to cache", st.too_recent));
+                line.push_str(&format!(
+                    ", {} modified too recently to cache",
+                    st.too_recent
+                ));
             }
             if st.changed > 0 {
-                line.push_str(&format!(", {} changed while hashed (not cached)", st.changed));
+                line.push_str(&format!(
+                    ", {} changed while hashed (not cached)",
+                    st.changed
+                ));
             }
             ui.note(&line);
         }
@@ -200,7 +214,12 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
     };
     let session = cache_session(ui, catalog.as_ref(), &a.path, &a.walk, true);
     let progress = ui.bytes_progress("hashing");
-    let built = manifest::build(&a.path, &a.walk.build_options(session.as_ref().map(|s| s as &dyn HashCache)), &progress);
+    let built = manifest::build(
+        &a.path,
+        &a.walk
+            .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
+        &progress,
+    );
     finish_cache(ui, session, None);
     let m = built?;
     let text = m.render(a.format.into())?;
@@ -224,8 +243,14 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
                 d.prefixed(),
                 m.digest().prefixed()
             )),
-            Some(_) => ui.note(&format!("baseline {CATALOG_PREFIX}{name} unchanged: {}", m.digest().prefixed())),
-            None => ui.note(&format!("baseline {CATALOG_PREFIX}{name} recorded: {}", m.digest().prefixed())),
+            Some(_) => ui.note(&format!(
+                "baseline {CATALOG_PREFIX}{name} unchanged: {}",
+                m.digest().prefixed()
+            )),
+            None => ui.note(&format!(
+                "baseline {CATALOG_PREFIX}{name} recorded: {}",
+                m.digest().prefixed()
+            )),
         }
     }
     Ok(EXIT_OK)
@@ -234,11 +259,20 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
 /// The catalog for a verb whose arguments may name baselines: required
 /// (an error if unusable) when one of `args` is `catalog:NAME`, else only
 /// for the hash cache when a directory will be hashed (a warning if unusable).
-fn catalog_for_args(ui: &Ui, args: &[&Path], walk: &WalkArgs, hashes: bool) -> Result<Option<Catalog>> {
+fn catalog_for_args(
+    ui: &Ui,
+    args: &[&Path],
+    walk: &WalkArgs,
+    hashes: bool,
+) -> Result<Option<Catalog>> {
     if let Some(name) = args.iter().find_map(|p| catalog_name(p)) {
         return Ok(Some(ui.open_catalog(&format!("{CATALOG_PREFIX}{name}"))?));
     }
-    Ok(if hashes { catalog_for_cache(ui, walk) } else { None })
+    Ok(if hashes {
+        catalog_for_cache(ui, walk)
+    } else {
+        None
+    })
 }
 
 /// Reads the baseline `name` from the catalog opened by [`catalog_for_args`].
@@ -257,7 +291,11 @@ fn load_side(p: &Path, walk: &WalkArgs, ui: &Ui, catalog: Option<&Catalog>) -> R
     if meta.is_dir() {
         let session = cache_session(ui, catalog, p, walk, true);
         let progress = ui.bytes_progress(&format!("hashing {}", p.display()));
-        let built = manifest::build(p, &walk.build_options(session.as_ref().map(|s| s as &dyn HashCache)), &progress);
+        let built = manifest::build(
+            p,
+            &walk.build_options(session.as_ref().map(|s| s as &dyn HashCache)),
+            &progress,
+        );
         finish_cache(ui, session, Some(p));
         Ok(built?)
     } else {
@@ -283,7 +321,9 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         cache_session(ui, catalog.as_ref(), &a.path, &a.walk, !a.full)
     };
     let opts = CheckOptions {
-        build: a.walk.build_options(session.as_ref().map(|s| s as &dyn HashCache)),
+        build: a
+            .walk
+            .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
         sizes_only: a.sizes_only,
     };
     let progress = ui.bytes_progress("checking");
@@ -315,7 +355,9 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
 }
 
 pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
-    let hashes = [&a.old, &a.new].iter().any(|p| catalog_name(p).is_none() && p.is_dir());
+    let hashes = [&a.old, &a.new]
+        .iter()
+        .any(|p| catalog_name(p).is_none() && p.is_dir());
     let catalog = catalog_for_args(ui, &[&a.old, &a.new], &a.walk, hashes)?;
     let old = load_side(&a.old, &a.walk, ui, catalog.as_ref())?;
     let new = load_side(&a.new, &a.walk, ui, catalog.as_ref())?;

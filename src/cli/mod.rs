@@ -32,7 +32,12 @@ pub struct GlobalArgs {
     /// The catalog file (default: $PROOFPACK_CATALOG, else
     /// $XDG_DATA_HOME/proofpack/catalog.db, else
     /// ~/.local/share/proofpack/catalog.db).
-    #[arg(long, global = true, value_name = "PATH", conflicts_with = "no_catalog")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        conflicts_with = "no_catalog"
+    )]
     pub catalog: Option<PathBuf>,
     /// Use no catalog: record nothing, no hash cache, no catalog:NAME baselines.
     #[arg(long, global = true)]
