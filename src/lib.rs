@@ -11,13 +11,16 @@
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
 //!    its neighbour in this layer).
 //! 3. [`bundle`]: sealed, deterministic tar.gz bundles and their streaming
-//!    verification (signed seals through [`attest`]).
+//!    verification (signed seals through [`attest`]); [`catalog`]: the
+//!    local SQLite ledger of seals and verifications, named baseline
+//!    manifests and the hash cache (never the source of truth).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod atomic;
 pub mod attest;
 pub mod bundle;
+pub mod catalog;
 pub mod digest;
 pub mod keys;
 pub mod manifest;

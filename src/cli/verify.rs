@@ -60,6 +60,17 @@ pub fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
         &v,
     )?;
     v.report.push(seal);
+    // The ledger entry; recording never changes the verdict or exit status.
+    ui.record_verification(&proofpack::catalog::VerificationRecord {
+        target: a.target.display().to_string(),
+        bundle_sha256: v.bundle_sha256.map(|d| d.to_hex()),
+        manifest_sha256: v.manifest.as_ref().map(|m| m.digest().to_hex()),
+        run_name: v.root.clone(),
+        pins_sha256: None,
+        ok: v.report.ok,
+        report_json: v.report.to_json(),
+        ..Default::default()
+    });
     if a.json {
         println!("{}", v.report.to_json());
     } else {
