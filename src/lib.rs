@@ -5,7 +5,8 @@
 //! only those below it:
 //!
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`]: SHA-256, the verification
-//!    report, progress sinks and whole-or-nothing file output.
+//!    report, progress sinks (which `digest` reports to) and whole-or-nothing
+//!    file output.
 //! 2. [`manifest`]: content-addressed manifests of file sets; [`keys`]:
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
