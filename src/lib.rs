@@ -5,13 +5,16 @@
 //! only those below it:
 //!
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`]: SHA-256, the verification
-//!    report, progress sinks and whole-or-nothing file output.
+//!    report, progress sinks (which `digest` reports to) and whole-or-nothing
+//!    file output.
 //! 2. [`manifest`]: content-addressed manifests of file sets; [`keys`]:
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
 //!    its neighbour in this layer).
 //! 3. [`bundle`]: sealed, deterministic tar.gz bundles and their streaming
-//!    verification (signed seals through [`attest`]).
+//!    verification (signed seals through [`attest`]); [`catalog`]: the
+//!    local SQLite ledger of seals and verifications, named baseline
+//!    manifests and the hash cache (never the source of truth).
 //! 4. [`qualify`]: end-to-end verification of a qualification run: pins,
 //!    engine attestations, count invariants, recomputed metrics.
 #![forbid(unsafe_code)]
@@ -20,6 +23,7 @@
 pub mod atomic;
 pub mod attest;
 pub mod bundle;
+pub mod catalog;
 pub mod digest;
 pub mod keys;
 pub mod manifest;

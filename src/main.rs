@@ -46,6 +46,8 @@ enum Command {
     Verify(cli::verify::VerifyArgs),
     /// Verify a bundle while extracting it; the tree lands only if all holds.
     Unpack(cli::unpack::UnpackArgs),
+    /// The local catalog: recorded seals and verifications, baselines, hash cache.
+    Catalog(cli::catalog::CatalogArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Seal(a) => cli::seal::run_seal(a, &ui),
         Command::Verify(a) => cli::verify::run_verify(a, &ui),
         Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
+        Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

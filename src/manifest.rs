@@ -656,9 +656,17 @@ pub struct FoundFile {
 pub trait HashCache: Sync {
     /// A cached digest for this file, if the cache can vouch for it.
     fn lookup(&self, file: &FoundFile) -> Option<Sha256Digest>;
-    /// Records a digest computed for a file whose stat was `before` when
-    /// hashing started and `after` when it ended.
-    fn store(&self, file: &FoundFile, after: &FileStat, digest: Sha256Digest);
+    /// Records a digest computed for `file`, whose stat was `file.stat` when
+    /// it was found and `after` once hashing ended; `started` is the wall
+    /// clock read just before its content was first read (the moment the
+    /// racy-clean rule compares timestamps against).
+    fn store(
+        &self,
+        file: &FoundFile,
+        started: std::time::SystemTime,
+        after: &FileStat,
+        digest: Sha256Digest,
+    );
 }
 
 /// Options for walking and hashing a directory.
@@ -898,6 +906,7 @@ pub fn hash_found(
             return Ok(d);
         }
     }
+    let started = std::time::SystemTime::now();
     let (digest, n) = crate::digest::hash_file(&file.abs, progress)?;
     if n != file.stat.size {
         return Err(ManifestError::ChangedWhileHashing {
@@ -908,7 +917,7 @@ pub fn hash_found(
     }
     if let Some(c) = cache {
         if let Ok(m) = fs::metadata(&file.abs) {
-            c.store(file, &FileStat::from_metadata(&m), digest);
+            c.store(file, started, &FileStat::from_metadata(&m), digest);
         }
     }
     Ok(digest)

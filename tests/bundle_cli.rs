@@ -16,6 +16,8 @@ use serde_json::Value;
 fn pp() -> Cmd {
     let mut c = Cmd::cargo_bin("proofpack").unwrap();
     c.env_remove("SOURCE_DATE_EPOCH");
+    // Tests never touch ~/.local: no catalog (it has its own tests).
+    c.arg("--no-catalog");
     c
 }
 
@@ -105,7 +107,7 @@ fn two_differently_built_trees_seal_to_identical_bytes() {
     // Another umask and thread count for the second seal.
     let st = Command::new("sh")
         .arg("-c")
-        .arg("umask 077; exec \"$0\" seal \"$1\" -o \"$2\" --threads 2 -q")
+        .arg("umask 077; exec \"$0\" --no-catalog seal \"$1\" -o \"$2\" --threads 2 -q")
         .arg(assert_cmd::cargo::cargo_bin("proofpack"))
         .arg(&b)
         .arg(&ob)

@@ -24,7 +24,10 @@ fn python() -> PathBuf {
 }
 
 fn pp() -> Cmd {
-    Cmd::cargo_bin("proofpack").unwrap()
+    let mut c = Cmd::cargo_bin("proofpack").unwrap();
+    // Tests never touch ~/.local: no catalog (it has its own tests).
+    c.arg("--no-catalog");
+    c
 }
 
 /// Writes a run directory and seals it with Python: MANIFEST (built with

@@ -14,6 +14,8 @@ use serde_json::Value;
 fn pp() -> Cmd {
     let mut c = Cmd::cargo_bin("proofpack").unwrap();
     c.env_remove("SOURCE_DATE_EPOCH");
+    // Tests never touch ~/.local: no catalog (it has its own tests).
+    c.arg("--no-catalog");
     c
 }
 

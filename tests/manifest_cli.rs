@@ -14,6 +14,9 @@ use serde_json::Value;
 fn pp() -> Cmd {
     let mut c = Cmd::cargo_bin("proofpack").unwrap();
     c.env_remove("NO_COLOR");
+    // These tests are about manifests; the catalog (and its hash cache) has
+    // its own tests, and tests must never touch ~/.local.
+    c.arg("--no-catalog");
     c
 }
 

@@ -159,7 +159,9 @@ impl Case {
 
 fn verify(target: &Path, pins: Option<&Path>, trust: Option<&Path>) -> Outcome {
     let mut cmd = Command::cargo_bin("proofpack").unwrap();
-    cmd.arg("verify").arg(target).arg("--json");
+    cmd.args(["--no-catalog", "verify"])
+        .arg(target)
+        .arg("--json");
     if let Some(p) = pins {
         cmd.arg("--pins").arg(p);
     }
@@ -306,7 +308,7 @@ fn without_pins_the_verdict_is_unpinned_and_exit_0() {
     assert_eq!(o.check("pin:*")["ok"], Value::Null);
     let mut cmd = Command::cargo_bin("proofpack").unwrap();
     let out = cmd
-        .arg("verify")
+        .args(["--no-catalog", "verify"])
         .arg(c.bundle_path())
         .arg("--trust")
         .arg(c.trust())
@@ -325,7 +327,7 @@ fn markdown_table_is_the_recomputed_table() {
     let pins = c.pins(Some(d), |_| {});
     let out = Command::cargo_bin("proofpack")
         .unwrap()
-        .arg("verify")
+        .args(["--no-catalog", "verify"])
         .arg(c.bundle_path())
         .arg("--pins")
         .arg(&pins)

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use proofpack::manifest::{self, BuildOptions, CheckOptions, Format, Manifest};
+use proofpack::catalog::{CacheSession, Catalog};
+use proofpack::manifest::{self, BuildOptions, CheckOptions, Format, HashCache, Manifest};
 use proofpack::report::EXIT_OK;
 
 use super::{human_bytes, human_rate, Ui};
@@ -44,15 +45,89 @@ pub struct WalkArgs {
     /// Hashing threads (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// Hash every file, neither using nor updating the catalog's hash cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl WalkArgs {
-    fn build_options(&self) -> BuildOptions<'static> {
+    fn build_options<'a>(&self, cache: Option<&'a dyn HashCache>) -> BuildOptions<'a> {
         BuildOptions {
             excludes: self.exclude.clone(),
             threads: self.threads,
-            cache: None,
+            cache,
         }
+    }
+}
+
+/// The prefix that names a baseline in the catalog instead of a file.
+pub const CATALOG_PREFIX: &str = "catalog:";
+
+/// The baseline name if `p` is written `catalog:NAME`. (A file whose name
+/// starts with `catalog:` is reached as `./catalog:...`.)
+pub fn catalog_name(p: &Path) -> Option<&str> {
+    p.to_str().and_then(|s| s.strip_prefix(CATALOG_PREFIX))
+}
+
+/// Opens a hash-cache session for `root` unless `--no-cache`; a catalog
+/// problem is a warning and the build goes on without the cache.
+fn cache_session<'c>(
+    ui: &Ui,
+    catalog: Option<&'c Catalog>,
+    root: &Path,
+    walk: &WalkArgs,
+    lookups: bool,
+) -> Option<CacheSession<'c>> {
+    // A root that cannot be read is the build's error to report, not the cache's.
+    if walk.no_cache || std::fs::metadata(root).is_err() {
+        return None;
+    }
+    match catalog?.hash_cache(root, lookups) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            ui.catalog_warning(&e);
+            None
+        }
+    }
+}
+
+/// Flushes a cache session and says on stderr what it did.
+fn finish_cache(ui: &Ui, session: Option<CacheSession<'_>>, root: Option<&Path>) {
+    let Some(session) = session else { return };
+    match session.finish() {
+        Ok(st) if st.looked_up > 0 => {
+            let label = root
+                .map(|r| format!(" ({})", r.display()))
+                .unwrap_or_default();
+            let mut line = format!(
+                "cache{label}: {} of {} file digests from the catalog cache, {} newly cached",
+                st.hits, st.looked_up, st.stored
+            );
+            if st.too_recent > 0 {
+                line.push_str(&format!(
+                    ", {} modified too recently to cache",
+                    st.too_recent
+                ));
+            }
+            if st.changed > 0 {
+                line.push_str(&format!(
+                    ", {} changed while hashed (not cached)",
+                    st.changed
+                ));
+            }
+            ui.note(&line);
+        }
+        Ok(_) => {}
+        Err(e) => ui.catalog_warning(&e),
+    }
+}
+
+/// The catalog for the hash cache, unless the cache is off.
+fn catalog_for_cache(ui: &Ui, walk: &WalkArgs) -> Option<Catalog> {
+    if walk.no_cache {
+        None
+    } else {
+        ui.open_catalog_for_write()
     }
 }
 
@@ -67,6 +142,10 @@ pub struct ManifestArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "canonical")]
     pub format: FormatArg,
+    /// Also store the manifest in the catalog as the baseline NAME (replacing
+    /// an older one), for `check --manifest catalog:NAME` and `diff catalog:NAME DIR`.
+    #[arg(long, value_name = "NAME")]
+    pub record: Option<String>,
     #[command(flatten)]
     pub walk: WalkArgs,
 }
@@ -76,8 +155,9 @@ pub struct ManifestArgs {
 pub struct CheckArgs {
     /// Directory to check.
     pub path: PathBuf,
-    /// The manifest to check against (canonical, JSON record or sha256sum; detected).
-    #[arg(long, value_name = "FILE")]
+    /// The manifest to check against (canonical, JSON record or sha256sum;
+    /// detected), or catalog:NAME for a baseline recorded in the catalog.
+    #[arg(long, value_name = "FILE|catalog:NAME")]
     pub manifest: PathBuf,
     /// Override format detection of --manifest.
     #[arg(long, value_enum, value_name = "FORMAT")]
@@ -85,6 +165,10 @@ pub struct CheckArgs {
     /// Check presence and sizes only, reading no file contents (needs a JSON record).
     #[arg(long)]
     pub sizes_only: bool,
+    /// Rehash every file instead of trusting the hash cache (the cache is
+    /// still refreshed unless --no-cache).
+    #[arg(long, conflicts_with = "sizes_only")]
+    pub full: bool,
     /// Print the verification report (JSON) on stdout.
     #[arg(long)]
     pub json: bool,
@@ -95,9 +179,9 @@ pub struct CheckArgs {
 /// `proofpack diff`
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
-    /// The old side: a manifest file (any format) or a directory.
+    /// The old side: a manifest file (any format), a directory, or catalog:NAME.
     pub old: PathBuf,
-    /// The new side: a manifest file (any format) or a directory.
+    /// The new side: a manifest file (any format), a directory, or catalog:NAME.
     pub new: PathBuf,
     /// Print the report (JSON) on stdout.
     #[arg(long)]
@@ -120,8 +204,24 @@ fn summary_line(verb: &str, m: &Manifest, secs: f64) -> String {
 
 pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
     let t = Instant::now();
+    // --record is asked for: check the name and the catalog before hashing.
+    let catalog = match &a.record {
+        Some(name) => {
+            proofpack::catalog::validate_baseline_name(name)?;
+            Some(ui.open_catalog("--record")?)
+        }
+        None => catalog_for_cache(ui, &a.walk),
+    };
+    let session = cache_session(ui, catalog.as_ref(), &a.path, &a.walk, true);
     let progress = ui.bytes_progress("hashing");
-    let m = manifest::build(&a.path, &a.walk.build_options(), &progress)?;
+    let built = manifest::build(
+        &a.path,
+        &a.walk
+            .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
+        &progress,
+    );
+    finish_cache(ui, session, None);
+    let m = built?;
     let text = m.render(a.format.into())?;
     match &a.output {
         Some(out) => proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?,
@@ -132,15 +232,72 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
         }
     }
     ui.note(&summary_line("manifest", &m, t.elapsed().as_secs_f64()));
+    if let (Some(name), Some(c)) = (&a.record, &catalog) {
+        let source = std::fs::canonicalize(&a.path).unwrap_or_else(|_| a.path.clone());
+        let old = c
+            .put_baseline(name, &m, &source.display().to_string())
+            .with_context(|| format!("recording baseline {name:?} (the manifest above was computed, but not recorded)"))?;
+        match old {
+            Some(d) if d != m.digest() => ui.note(&format!(
+                "baseline {CATALOG_PREFIX}{name} replaced: {} -> {}",
+                d.prefixed(),
+                m.digest().prefixed()
+            )),
+            Some(_) => ui.note(&format!(
+                "baseline {CATALOG_PREFIX}{name} unchanged: {}",
+                m.digest().prefixed()
+            )),
+            None => ui.note(&format!(
+                "baseline {CATALOG_PREFIX}{name} recorded: {}",
+                m.digest().prefixed()
+            )),
+        }
+    }
     Ok(EXIT_OK)
 }
 
-/// Loads one side of a comparison: a directory is hashed, a file is read as a manifest.
-fn load_side(p: &Path, walk: &WalkArgs, ui: &Ui) -> Result<Manifest> {
+/// The catalog for a verb whose arguments may name baselines: required
+/// (an error if unusable) when one of `args` is `catalog:NAME`, else only
+/// for the hash cache when a directory will be hashed (a warning if unusable).
+fn catalog_for_args(
+    ui: &Ui,
+    args: &[&Path],
+    walk: &WalkArgs,
+    hashes: bool,
+) -> Result<Option<Catalog>> {
+    if let Some(name) = args.iter().find_map(|p| catalog_name(p)) {
+        return Ok(Some(ui.open_catalog(&format!("{CATALOG_PREFIX}{name}"))?));
+    }
+    Ok(if hashes {
+        catalog_for_cache(ui, walk)
+    } else {
+        None
+    })
+}
+
+/// Reads the baseline `name` from the catalog opened by [`catalog_for_args`].
+fn load_baseline(catalog: Option<&Catalog>, name: &str) -> Result<Manifest> {
+    let c = catalog.context("internal: catalog not opened for a catalog:NAME argument")?;
+    Ok(c.require_baseline(name)?)
+}
+
+/// Loads one side of a comparison: a directory is hashed (with the cache),
+/// `catalog:NAME` is a recorded baseline, a file is read as a manifest.
+fn load_side(p: &Path, walk: &WalkArgs, ui: &Ui, catalog: Option<&Catalog>) -> Result<Manifest> {
+    if let Some(name) = catalog_name(p) {
+        return load_baseline(catalog, name);
+    }
     let meta = std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
     if meta.is_dir() {
+        let session = cache_session(ui, catalog, p, walk, true);
         let progress = ui.bytes_progress(&format!("hashing {}", p.display()));
-        Ok(manifest::build(p, &walk.build_options(), &progress)?)
+        let built = manifest::build(
+            p,
+            &walk.build_options(session.as_ref().map(|s| s as &dyn HashCache)),
+            &progress,
+        );
+        finish_cache(ui, session, Some(p));
+        Ok(built?)
     } else {
         Ok(Manifest::read_file(p, None)?.0)
     }
@@ -149,13 +306,31 @@ fn load_side(p: &Path, walk: &WalkArgs, ui: &Ui) -> Result<Manifest> {
 pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     let t = Instant::now();
     let origin = a.manifest.display().to_string();
-    let (m, _) = Manifest::read_file(&a.manifest, a.manifest_format.map(Into::into))?;
+    if catalog_name(&a.manifest).is_some() && a.manifest_format.is_some() {
+        anyhow::bail!("--manifest-format does not apply to {origin}: a catalog baseline is read as it was recorded");
+    }
+    let catalog = catalog_for_args(ui, &[&a.manifest], &a.walk, !a.sizes_only)?;
+    let m = match catalog_name(&a.manifest) {
+        Some(name) => load_baseline(catalog.as_ref(), name)?,
+        None => Manifest::read_file(&a.manifest, a.manifest_format.map(Into::into))?.0,
+    };
+    // --sizes-only reads no content, so it has nothing to cache.
+    let session = if a.sizes_only {
+        None
+    } else {
+        cache_session(ui, catalog.as_ref(), &a.path, &a.walk, !a.full)
+    };
     let opts = CheckOptions {
-        build: a.walk.build_options(),
+        build: a
+            .walk
+            .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
         sizes_only: a.sizes_only,
     };
     let progress = ui.bytes_progress("checking");
-    let report = manifest::check(&a.path, &m, &origin, &opts, &progress)?;
+    let checked = manifest::check(&a.path, &m, &origin, &opts, &progress);
+    drop(opts);
+    finish_cache(ui, session, None);
+    let report = checked?;
     if a.json {
         println!("{}", report.to_json());
     } else {
@@ -180,8 +355,12 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
 }
 
 pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
-    let old = load_side(&a.old, &a.walk, ui)?;
-    let new = load_side(&a.new, &a.walk, ui)?;
+    let hashes = [&a.old, &a.new]
+        .iter()
+        .any(|p| catalog_name(p).is_none() && p.is_dir());
+    let catalog = catalog_for_args(ui, &[&a.old, &a.new], &a.walk, hashes)?;
+    let old = load_side(&a.old, &a.walk, ui, catalog.as_ref())?;
+    let new = load_side(&a.new, &a.walk, ui, catalog.as_ref())?;
     let d = manifest::diff(&old, &new);
     let target = format!("{} -> {}", a.old.display(), a.new.display());
     let report = d.to_report(&target, &old, &new);

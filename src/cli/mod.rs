@@ -3,6 +3,7 @@
 
 pub mod attest;
 pub mod bundle_args;
+pub mod catalog;
 pub mod key;
 pub mod manifest;
 pub mod seal;
@@ -10,10 +11,12 @@ pub mod unpack;
 pub mod verify;
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proofpack::catalog::{self as cat, Catalog, CatalogError, SealRecord, VerificationRecord};
 use proofpack::progress::Progress;
 use proofpack::report::{Check, Report};
 
@@ -26,6 +29,30 @@ pub struct GlobalArgs {
     /// Also list checks that passed.
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// The catalog file (default: $PROOFPACK_CATALOG, else
+    /// $XDG_DATA_HOME/proofpack/catalog.db, else
+    /// ~/.local/share/proofpack/catalog.db).
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        conflicts_with = "no_catalog"
+    )]
+    pub catalog: Option<PathBuf>,
+    /// Use no catalog: record nothing, no hash cache, no catalog:NAME baselines.
+    #[arg(long, global = true)]
+    pub no_catalog: bool,
+}
+
+/// Where the catalog is, as the flags and environment decide.
+#[derive(Debug, Clone)]
+pub enum CatalogChoice {
+    /// `--no-catalog`.
+    Disabled,
+    /// `--catalog PATH` or the default location.
+    At(PathBuf),
+    /// No flag and no environment variable gives a location.
+    Nowhere,
 }
 
 /// Terminal facts and output preferences.
@@ -34,6 +61,7 @@ pub struct Ui {
     pub color_out: bool,
     pub color_err: bool,
     pub progress: bool,
+    pub catalog: CatalogChoice,
 }
 
 impl Ui {
@@ -45,7 +73,92 @@ impl Ui {
             color_out: !no_color && std::io::stdout().is_terminal(),
             color_err: !no_color && err_tty,
             progress: err_tty && !g.quiet,
+            catalog: if g.no_catalog {
+                CatalogChoice::Disabled
+            } else {
+                match g.catalog.clone().or_else(cat::default_path) {
+                    Some(p) => CatalogChoice::At(p),
+                    None => CatalogChoice::Nowhere,
+                }
+            },
         }
+    }
+
+    /// Opens the catalog for a command that cannot do its job without it
+    /// (`catalog ...`, `--record`, `catalog:NAME`): any problem is an error.
+    pub fn open_catalog(&self, why: &str) -> anyhow::Result<Catalog> {
+        match &self.catalog {
+            CatalogChoice::Disabled => anyhow::bail!("{why} needs the catalog, but --no-catalog was given"),
+            CatalogChoice::Nowhere => anyhow::bail!(
+                "{why} needs the catalog, but there is no location for it: set PROOFPACK_CATALOG or HOME, or pass --catalog PATH"
+            ),
+            CatalogChoice::At(p) => {
+                let opts = cat::OpenOptions {
+                    busy_timeout: catalog_busy_timeout(),
+                };
+                Catalog::open_with(p, &opts).map_err(|e| anyhow::Error::new(e).context(format!("{why} needs the catalog")))
+            }
+        }
+    }
+
+    /// Opens the catalog for bookkeeping that must never change a result
+    /// (recording seals and verifications, the hash cache): when it is
+    /// disabled this is `None`; when it is unusable (corrupt, locked past the
+    /// busy timeout, newer schema, unwritable) a warning says so on stderr
+    /// and this is `None`.
+    pub fn open_catalog_for_write(&self) -> Option<Catalog> {
+        match &self.catalog {
+            CatalogChoice::Disabled => None,
+            CatalogChoice::Nowhere => {
+                self.warn("no catalog location (PROOFPACK_CATALOG, XDG_DATA_HOME and HOME are unset); running without the catalog");
+                None
+            }
+            CatalogChoice::At(p) => {
+                let opts = cat::OpenOptions {
+                    busy_timeout: catalog_busy_timeout(),
+                };
+                match Catalog::open_with(p, &opts) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        self.catalog_warning(&e);
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// Warns that the catalog could not be used; the result stands.
+    pub fn catalog_warning(&self, e: &CatalogError) {
+        self.warn(&format!(
+            "{e}; continuing without the catalog (the result and exit status do not depend on it)"
+        ));
+    }
+
+    /// Records a seal in the catalog, if there is a usable one; a failure is
+    /// a warning and changes nothing else.
+    pub fn record_seal(&self, r: &SealRecord) {
+        if let Some(c) = self.open_catalog_for_write() {
+            if let Err(e) = c.record_seal(r) {
+                self.catalog_warning(&e);
+            }
+        }
+    }
+
+    /// Records a verification in the catalog, if there is a usable one; a
+    /// failure is a warning and changes nothing else.
+    pub fn record_verification(&self, r: &VerificationRecord) {
+        if let Some(c) = self.open_catalog_for_write() {
+            if let Err(e) = c.record_verification(r) {
+                self.catalog_warning(&e);
+            }
+        }
+    }
+
+    /// A warning on stderr.
+    pub fn warn(&self, s: &str) {
+        let head = self.paint(self.color_err, "33;1", "warning");
+        eprintln!("{head}: {s}");
     }
 
     fn paint(&self, on: bool, code: &str, s: &str) -> String {
@@ -95,6 +208,16 @@ impl Ui {
             }
         }
     }
+}
+
+/// The busy timeout: `PROOFPACK_CATALOG_TIMEOUT_MS` (milliseconds) if set
+/// to a number, else the library default (15 s).
+fn catalog_busy_timeout() -> Duration {
+    std::env::var("PROOFPACK_CATALOG_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(cat::DEFAULT_BUSY_TIMEOUT)
 }
 
 /// A check's detail with expected/actual values appended when present.

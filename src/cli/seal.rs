@@ -59,17 +59,28 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
         None => bundle::seal(&a.run_dir, &a.output, &opts, &progress)?,
     };
     let seal_file = key.as_ref().map(|_| bundle::seal_path(&a.output));
+    let v = serde_json::json!({
+        "bundle": a.output.display().to_string(),
+        "sha256": s.bundle_sha256.to_hex(),
+        "manifest_digest": s.manifest_digest.prefixed(),
+        "root": s.root,
+        "files": s.files,
+        "bytes": s.bytes,
+        "seal": seal_file.as_ref().map(|p| p.display().to_string()),
+    });
+    let json = serde_json::to_string_pretty(&v)?;
+    // The ledger entry: what `seal --json` prints. Never changes the result.
+    ui.record_seal(&proofpack::catalog::SealRecord {
+        target: a.output.display().to_string(),
+        bundle_sha256: Some(s.bundle_sha256.to_hex()),
+        manifest_sha256: Some(s.manifest_digest.to_hex()),
+        run_name: Some(s.root.clone()),
+        ok: true,
+        report_json: json.clone(),
+        ..Default::default()
+    });
     if a.json {
-        let v = serde_json::json!({
-            "bundle": a.output.display().to_string(),
-            "sha256": s.bundle_sha256.to_hex(),
-            "manifest_digest": s.manifest_digest.prefixed(),
-            "root": s.root,
-            "files": s.files,
-            "bytes": s.bytes,
-            "seal": seal_file.as_ref().map(|p| p.display().to_string()),
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{json}");
     } else {
         println!(
             "bundle   {}  {}",

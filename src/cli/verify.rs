@@ -68,10 +68,12 @@ fn read_arg_file(path: &std::path::Path, what: &str) -> Result<Vec<u8>> {
 
 /// Runs `proofpack verify`.
 pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
+    let mut pins_digest = None;
     let pins = match &args.pins {
         None => None,
         Some(p) => {
             let bytes = read_arg_file(p, "pins")?;
+            pins_digest = Some(proofpack::digest::Sha256Digest::of_bytes(&bytes));
             Some(Pins::parse(&bytes, &p.display().to_string()).map_err(anyhow::Error::msg)?)
         }
     };
@@ -117,6 +119,21 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         };
         verify_bundle_file(&args.target, &args.limits.limits(), &seal, &opts, &progress)?
     };
+    // The ledger entry; recording never changes the verdict or exit status.
+    ui.record_verification(&proofpack::catalog::VerificationRecord {
+        target: args.target.display().to_string(),
+        bundle_sha256: v.bundle_sha256.map(|d| d.to_hex()),
+        manifest_sha256: v.manifest_digest.map(|d| d.to_hex()),
+        run_name: v
+            .qualification
+            .as_ref()
+            .map(|q| q.name.clone())
+            .or_else(|| v.root.clone()),
+        pins_sha256: pins_digest.map(|d| d.to_hex()),
+        ok: v.report.ok,
+        report_json: v.report.to_json(),
+        ..Default::default()
+    });
     if args.json {
         println!("{}", v.report.to_json());
     } else {

@@ -132,6 +132,9 @@ pub fn verify_bundle_file(
             rows: Vec::new(),
             pinned: opts.pins.is_some(),
             qualification: None,
+            bundle_sha256: pass1.bundle_sha256,
+            manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
+            root: pass1.root.clone(),
         });
     }
     let qbytes = grab.bytes.unwrap_or_else(|| {
@@ -152,6 +155,9 @@ pub fn verify_bundle_file(
             rows: Vec::new(),
             pinned,
             qualification: None,
+            bundle_sha256: pass1.bundle_sha256,
+            manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
+            root: pass1.root.clone(),
         });
     };
     let plan = Plan::new(q, opts.pins);
@@ -190,6 +196,9 @@ pub fn verify_bundle_file(
             rows: Vec::new(),
             pinned,
             qualification: Some(plan.q),
+            bundle_sha256: pass1.bundle_sha256,
+            manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
+            root: pass1.root.clone(),
         });
     }
     // A file the plan names but the bundle lacks.
@@ -220,5 +229,8 @@ pub fn verify_bundle_file(
         rows,
         pinned,
         qualification: Some(plan.q),
+        bundle_sha256: pass1.bundle_sha256,
+        manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
+        root: pass1.root.clone(),
     })
 }

@@ -122,6 +122,12 @@ pub struct Verification {
     pub pinned: bool,
     /// The qualification, when it parsed.
     pub qualification: Option<Qualification>,
+    /// SHA-256 of the bundle bytes (bundles only).
+    pub bundle_sha256: Option<Sha256Digest>,
+    /// Digest of the bundle's MANIFEST (bundles only).
+    pub manifest_digest: Option<Sha256Digest>,
+    /// The bundle's top-level directory (bundles only).
+    pub root: Option<String>,
 }
 
 /// Parses `qualification.json` into the report (`qualification.schema`).
@@ -786,6 +792,9 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
             rows: Vec::new(),
             pinned: opts.pins.is_some(),
             qualification: None,
+            bundle_sha256: None,
+            manifest_digest: None,
+            root: None,
         });
     };
     let plan = Plan::new(q, opts.pins);
@@ -808,6 +817,9 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
         rows,
         pinned: opts.pins.is_some(),
         qualification: Some(plan.q),
+        bundle_sha256: None,
+        manifest_digest: None,
+        root: None,
     })
 }
 

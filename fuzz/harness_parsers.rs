@@ -1,0 +1,50 @@
+//! Fuzz harnesses for the text parsers of untrusted input other than the
+//! bundle reader: manifests given to `check`/`diff` (and a bundle's MANIFEST),
+//! and DSSE envelopes with their in-toto Statements. Shared by the cargo-fuzz
+//! targets and the stable corpus replay test (tests/parsers_fuzz_corpus.rs).
+
+use proofpack::attest::{verify_envelope, Statement};
+use proofpack::keys::{Role, TrustStore, TrustedKey};
+use proofpack::manifest::{Format, Manifest};
+
+/// Manifest parsing: never panics; whatever parses round-trips through
+/// every format to the same digest, and its canonical text is strict-canonical.
+pub fn manifest(data: &[u8]) {
+    if let Ok((m, _)) = Manifest::parse(data, None, "fuzz") {
+        let canonical = m.canonical_text();
+        let strict = Manifest::parse_canonical_strict(canonical.as_bytes(), "fuzz")
+            .expect("canonical text of a parsed manifest is canonical");
+        assert_eq!(strict.digest(), m.digest());
+        for f in [Format::Canonical, Format::Sha256sum] {
+            let text = m.render(f).expect("renders");
+            let (back, _) = Manifest::parse(text.as_bytes(), Some(f), "fuzz").expect("round trip");
+            assert_eq!(back.digest(), m.digest());
+        }
+    }
+    if let Ok(m) = Manifest::parse_canonical_strict(data, "fuzz") {
+        assert_eq!(m.canonical_text().as_bytes(), data);
+    }
+}
+
+fn trust() -> TrustStore {
+    let key = ed25519_dalek::SigningKey::from_bytes(&[7u8; 32]);
+    TrustStore::from_keys(vec![TrustedKey::new(
+        key.verifying_key(),
+        vec![Role::Engine],
+        Some("fuzz".into()),
+    )])
+}
+
+/// Envelope verification and Statement parsing: never panics; an envelope
+/// can only verify if the fuzz key signed it (which the fuzzer cannot forge).
+pub fn envelope(data: &[u8]) {
+    let t = trust();
+    if let Ok(v) = verify_envelope(data, &t, Role::Engine, 1) {
+        assert!(!v.signers().is_empty());
+    }
+    let _ = verify_envelope(data, &t, Role::Release, 1);
+    if let Ok(s) = Statement::parse(data) {
+        let again = Statement::parse(&s.to_json_bytes()).expect("re-serialised statement parses");
+        assert_eq!(again.subjects.len(), s.subjects.len());
+    }
+}

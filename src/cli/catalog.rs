@@ -1,0 +1,418 @@
+//! `catalog list|show|forget|export|import|info`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use proofpack::catalog::{Catalog, RecordSummary, StoredRecord};
+use proofpack::manifest::Manifest;
+use proofpack::report::EXIT_OK;
+use serde_json::{json, Value};
+
+use super::manifest::FormatArg;
+use super::{human_bytes, Ui};
+
+/// `proofpack catalog`
+#[derive(clap::Args, Debug)]
+pub struct CatalogArgs {
+    #[command(subcommand)]
+    pub command: CatalogCommand,
+}
+
+/// What to do with the catalog.
+#[derive(clap::Subcommand, Debug)]
+pub enum CatalogCommand {
+    /// List recorded seals and verifications (newest first) and baselines.
+    List(ListArgs),
+    /// Show a recorded report: the newest record matching DIGEST|NAME|id:N.
+    Show(ShowArgs),
+    /// Delete records, baselines or hash-cache entries.
+    Forget(ForgetArgs),
+    /// Write a baseline as a plain manifest file (nothing is locked in).
+    Export(ExportArgs),
+    /// Store a manifest file as a baseline.
+    Import(ImportArgs),
+    /// Where the catalog is, its schema version and what it holds.
+    Info(InfoArgs),
+}
+
+/// `catalog list`
+#[derive(clap::Args, Debug)]
+pub struct ListArgs {
+    /// Print JSON: {"catalog", "records", "baselines"}.
+    #[arg(long)]
+    pub json: bool,
+    /// Show at most N records.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// `catalog show`
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// A bundle or MANIFEST digest (sha256:<hex>, 64 hex, or a prefix of at
+    /// least 8 hex), a run name or target as recorded, or id:N.
+    pub query: String,
+    /// Print the stored JSON report exactly as recorded.
+    #[arg(long)]
+    pub json: bool,
+    /// Show every matching record, not only the newest.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// `catalog forget`
+#[derive(clap::Args, Debug)]
+pub struct ForgetArgs {
+    /// Records to delete: every record matching each DIGEST|NAME|id:N.
+    /// All or nothing: if one matches nothing, nothing is deleted.
+    #[arg(value_name = "DIGEST|NAME|id:N")]
+    pub queries: Vec<String>,
+    /// Delete the baseline NAME (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Vec<String>,
+    /// Delete every hash-cache entry (files are simply hashed again).
+    #[arg(long, conflicts_with = "cache_under")]
+    pub cache: bool,
+    /// Delete the hash-cache entries of files under PATH.
+    #[arg(long, value_name = "PATH")]
+    pub cache_under: Option<PathBuf>,
+}
+
+/// `catalog export`
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// The baseline's name.
+    pub name: String,
+    /// Write here (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Output format (json needs a baseline recorded from a directory).
+    #[arg(long, value_enum, default_value = "canonical")]
+    pub format: FormatArg,
+}
+
+/// `catalog import`
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// The baseline's name (replaces an older one).
+    pub name: String,
+    /// A manifest file: canonical, JSON record or sha256sum (detected).
+    pub file: PathBuf,
+    /// Override format detection.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub manifest_format: Option<FormatArg>,
+}
+
+/// `catalog info`
+#[derive(clap::Args, Debug)]
+pub struct InfoArgs {
+    /// Also run SQLite's integrity check (reads the whole file); exit 1 if it fails.
+    #[arg(long)]
+    pub check: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run_catalog(a: CatalogArgs, ui: &Ui) -> Result<i32> {
+    let c = ui.open_catalog("proofpack catalog")?;
+    match a.command {
+        CatalogCommand::List(a) => list(&c, a, ui),
+        CatalogCommand::Show(a) => show(&c, a, ui),
+        CatalogCommand::Forget(a) => forget(&c, a, ui),
+        CatalogCommand::Export(a) => export(&c, a, ui),
+        CatalogCommand::Import(a) => import(&c, a, ui),
+        CatalogCommand::Info(a) => info(&c, a, ui),
+    }
+}
+
+fn short(d: &Option<String>) -> String {
+    match d {
+        Some(h) => format!("sha256:{}", &h[..h.len().min(12)]),
+        None => "-".into(),
+    }
+}
+
+fn list(c: &Catalog, a: ListArgs, ui: &Ui) -> Result<i32> {
+    let records = c.list(a.limit)?;
+    let baselines = c.baselines()?;
+    if a.json {
+        let v = json!({
+            "catalog": c.path().display().to_string(),
+            "records": records,
+            "baselines": baselines,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).expect("serialisable")
+        );
+        return Ok(EXIT_OK);
+    }
+    if records.is_empty() {
+        ui.note(&format!(
+            "catalog {}: no seals or verifications recorded",
+            c.path().display()
+        ));
+    } else {
+        println!(
+            "{:<6} {:<20} {:<6} {:<7} {:<19} {:<19} TARGET",
+            "ID", "TIME", "KIND", "VERDICT", "RUN", "BUNDLE"
+        );
+        for r in &records {
+            let verdict = if r.ok {
+                ui.green("OK")
+            } else {
+                ui.red("FAILED")
+            };
+            let pad = if r.ok { 7 - 2 } else { 7 - 6 };
+            println!(
+                "{:<6} {:<20} {:<6} {verdict}{} {:<19} {:<19} {}",
+                format!("id:{}", r.id),
+                r.time,
+                r.kind.as_str(),
+                " ".repeat(pad),
+                r.run_name.as_deref().unwrap_or("-"),
+                short(&r.bundle_sha256),
+                r.target
+            );
+        }
+    }
+    if !baselines.is_empty() {
+        println!("\nbaselines (use as catalog:NAME):");
+        for b in &baselines {
+            let size = b
+                .bytes
+                .map(|n| format!(", {}", human_bytes(n)))
+                .unwrap_or_default();
+            println!(
+                "  {}  {}  {} files{size}  {}  from {}",
+                b.name, b.digest, b.files, b.time, b.source
+            );
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn print_record(r: &StoredRecord, ui: &Ui) {
+    let s: &RecordSummary = &r.summary;
+    let verdict = if s.ok {
+        ui.green("OK")
+    } else {
+        ui.red("FAILED")
+    };
+    println!(
+        "{} id:{}  {}  {}  {}",
+        s.kind.as_str(),
+        s.id,
+        s.time,
+        verdict,
+        s.tool
+    );
+    println!("target:   {}", s.target);
+    let opt = |label: &str, v: &Option<String>, prefix: &str| {
+        if let Some(v) = v {
+            println!("{label:<9} {prefix}{v}");
+        }
+    };
+    opt("run:", &s.run_name, "");
+    opt("bundle:", &s.bundle_sha256, "sha256:");
+    opt("manifest:", &s.manifest_sha256, "sha256:");
+    opt("pins:", &s.pins_sha256, "sha256:");
+    let report: Value = match serde_json::from_str(&r.report_json) {
+        Ok(v) => v,
+        Err(e) => {
+            ui.warn(&format!(
+                "the stored report is not valid JSON ({e}); showing it raw"
+            ));
+            println!("{}", r.report_json);
+            return;
+        }
+    };
+    if let Some(checks) = report.get("checks").and_then(Value::as_array) {
+        for c in checks {
+            let id = c.get("id").and_then(Value::as_str).unwrap_or("?");
+            let detail = c.get("detail").and_then(Value::as_str).unwrap_or("");
+            let values = match (c.get("expected"), c.get("actual")) {
+                (Some(e), Some(a)) => format!("; expected {}, found {}", plain(e), plain(a)),
+                _ => String::new(),
+            };
+            match c.get("ok") {
+                Some(Value::Bool(true)) if ui.verbose => println!("  {id}: {}", ui.green("OK")),
+                Some(Value::Bool(true)) => {}
+                Some(Value::Bool(false)) => {
+                    println!("  {id}: {} ({detail}{values})", ui.red("FAILED"))
+                }
+                _ => println!("  {id}: {} ({detail})", ui.yellow("SKIPPED")),
+            }
+        }
+    }
+    if let Some(sum) = report.get("summary") {
+        let n = |k: &str| sum.get(k).and_then(Value::as_u64).unwrap_or(0);
+        println!(
+            "summary:  {} passed, {} failed, {} skipped{}",
+            n("passed"),
+            n("failed"),
+            n("skipped"),
+            if ui.verbose {
+                ""
+            } else {
+                " (-v lists the passed checks)"
+            }
+        );
+    }
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn show(c: &Catalog, a: ShowArgs, ui: &Ui) -> Result<i32> {
+    let found = c.find(&a.query)?;
+    let shown: &[StoredRecord] = if a.all { &found } else { &found[..1] };
+    if a.json {
+        if a.all {
+            let arr: Vec<Value> = shown
+                .iter()
+                .map(|r| {
+                    let report = serde_json::from_str::<Value>(&r.report_json)
+                        .unwrap_or(Value::String(r.report_json.clone()));
+                    json!({"record": r.summary, "report": report})
+                })
+                .collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&arr).expect("serialisable")
+            );
+        } else {
+            let mut so = std::io::stdout().lock();
+            so.write_all(found[0].report_json.as_bytes())
+                .context("writing to stdout")?;
+            if !found[0].report_json.ends_with('\n') {
+                so.write_all(b"\n").context("writing to stdout")?;
+            }
+        }
+    } else {
+        for (i, r) in shown.iter().enumerate() {
+            if i > 0 {
+                println!();
+            }
+            print_record(r, ui);
+        }
+    }
+    if !a.all && found.len() > 1 {
+        ui.note(&format!(
+            "{} records match {:?}; showed the newest (id:{}); --all shows every one",
+            found.len(),
+            a.query,
+            found[0].summary.id
+        ));
+    }
+    Ok(EXIT_OK)
+}
+
+fn forget(c: &Catalog, a: ForgetArgs, ui: &Ui) -> Result<i32> {
+    if a.queries.is_empty() && a.baseline.is_empty() && !a.cache && a.cache_under.is_none() {
+        anyhow::bail!("nothing to forget: give DIGEST|NAME|id:N, --baseline NAME, --cache or --cache-under PATH");
+    }
+    // Check every baseline name first, so that a typo deletes nothing.
+    for name in &a.baseline {
+        if c.get_baseline(name)?.is_none() {
+            anyhow::bail!(
+                "no baseline named {name:?} in {} (nothing was deleted)",
+                c.path().display()
+            );
+        }
+    }
+    if !a.queries.is_empty() {
+        let n = c.forget(&a.queries)?;
+        ui.note(&format!("forgot {n} record(s)"));
+    }
+    for name in &a.baseline {
+        c.forget_baseline(name)?;
+        ui.note(&format!("forgot baseline {name}"));
+    }
+    if a.cache || a.cache_under.is_some() {
+        let n = c.forget_cache(a.cache_under.as_deref())?;
+        ui.note(&format!("forgot {n} hash-cache entries"));
+    }
+    Ok(EXIT_OK)
+}
+
+fn export(c: &Catalog, a: ExportArgs, ui: &Ui) -> Result<i32> {
+    let text = c.export_baseline(&a.name, a.format.into())?;
+    match &a.output {
+        Some(out) => {
+            proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?;
+            ui.note(&format!(
+                "exported baseline {} to {}",
+                a.name,
+                out.display()
+            ));
+        }
+        None => {
+            let mut so = std::io::stdout().lock();
+            so.write_all(text.as_bytes()).context("writing to stdout")?;
+            so.flush().context("writing to stdout")?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn import(c: &Catalog, a: ImportArgs, ui: &Ui) -> Result<i32> {
+    proofpack::catalog::validate_baseline_name(&a.name)?;
+    let (m, _) = Manifest::read_file(&a.file, a.manifest_format.map(Into::into))?;
+    let source = std::fs::canonicalize(&a.file).unwrap_or_else(|_| a.file.clone());
+    c.put_baseline(&a.name, &m, &source.display().to_string())?;
+    ui.note(&format!(
+        "baseline catalog:{} recorded: {}, {} files",
+        a.name,
+        m.digest().prefixed(),
+        m.len()
+    ));
+    Ok(EXIT_OK)
+}
+
+fn info(c: &Catalog, a: InfoArgs, ui: &Ui) -> Result<i32> {
+    let version = c.schema_version()?;
+    let records = c.list(None)?.len();
+    let baselines = c.baselines()?.len();
+    let cache = c.cache_len()?;
+    let integrity = if a.check {
+        Some(c.integrity_check().map_err(|e| e.to_string()))
+    } else {
+        None
+    };
+    if a.json {
+        let v = json!({
+            "catalog": c.path().display().to_string(),
+            "schema_version": version,
+            "records": records,
+            "baselines": baselines,
+            "cache_entries": cache,
+            "integrity": integrity.as_ref().map(|r| match r { Ok(()) => "ok".to_string(), Err(e) => e.clone() }),
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).expect("serialisable")
+        );
+    } else {
+        println!("catalog:        {}", c.path().display());
+        println!("schema version: {version}");
+        println!("records:        {records}");
+        println!("baselines:      {baselines}");
+        println!("cache entries:  {cache}");
+        match &integrity {
+            Some(Ok(())) => println!("integrity:      {}", ui.green("ok")),
+            Some(Err(e)) => println!("integrity:      {} ({e})", ui.red("FAILED")),
+            None => {}
+        }
+    }
+    Ok(match integrity {
+        Some(Err(_)) => proofpack::report::EXIT_FAILED,
+        _ => EXIT_OK,
+    })
+}

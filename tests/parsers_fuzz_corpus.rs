@@ -1,0 +1,54 @@
+//! Replays the corpora of the parser fuzz targets (fuzz/corpus/manifest_parse
+//! and fuzz/corpus/envelope_verify) through the same harnesses as the
+//! cargo-fuzz targets, on stable: no input may panic or break an invariant.
+
+#[path = "../fuzz/harness_parsers.rs"]
+mod harness_parsers;
+
+use std::path::Path;
+
+fn replay(target: &str, run: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (the seed corpus is committed)", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for p in &files {
+        let data = std::fs::read(p).unwrap();
+        let r = std::panic::catch_unwind(|| run(&data));
+        assert!(r.is_ok(), "corpus input {} panicked", p.display());
+    }
+    files.len()
+}
+
+#[test]
+fn manifest_parse_corpus() {
+    assert!(replay("manifest_parse", harness_parsers::manifest) >= 3);
+}
+
+#[test]
+fn envelope_verify_corpus() {
+    assert!(replay("envelope_verify", harness_parsers::envelope) >= 3);
+}
+
+#[test]
+fn the_seed_envelope_verifies_under_the_fuzz_key() {
+    // Guards the harness itself: if the seed stopped verifying, the fuzzer
+    // would never reach the verified path.
+    use proofpack::keys::{Role, TrustStore, TrustedKey};
+    let key = ed25519_dalek::SigningKey::from_bytes(&[7u8; 32]);
+    let t = TrustStore::from_keys(vec![TrustedKey::new(
+        key.verifying_key(),
+        vec![Role::Engine],
+        None,
+    )]);
+    let seed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/envelope_verify/seed-valid"),
+    )
+    .unwrap();
+    assert!(proofpack::attest::verify_envelope(&seed, &t, Role::Engine, 1).is_ok());
+    assert!(proofpack::attest::verify_envelope(&seed, &t, Role::Release, 1).is_err());
+}
