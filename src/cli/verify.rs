@@ -170,7 +170,7 @@ fn area(id: &str, points: &[&str]) -> String {
         "seal" => "seal".into(),
         "qualification" => "qualification".into(),
         "pin" => "pins".into(),
-        "attestation" => "engine attestations".into(),
+        "attestation" | "attestations" => "engine attestations".into(),
         other => other.into(),
     }
 }
