@@ -815,7 +815,7 @@ fn symlink_escaping_a_run_directory_is_refused() {
 }
 
 /// 100,000 requests per point, streamed: verifies (time it with
-/// scripts/bench-verify.sh; docs/performance-verify.md has the numbers).
+/// scripts/bench-verify.sh; docs/performance.md has the numbers).
 #[test]
 fn hundred_thousand_requests_per_point_verify() {
     let c = fresh_with(&gen::Params {
