@@ -1151,89 +1151,7 @@ fn bad_engine(reason: String) -> AttestError {
     }
 }
 
-/// Checks `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (RFC 3339, UTC written as `Z`),
-/// with a real calendar date and time.
-pub fn check_rfc3339_utc(s: &str) -> Result<(), String> {
-    let expected = || format!("{s:?} is not an RFC 3339 UTC time like \"2026-09-23T10:00:00Z\"");
-    let b = s.as_bytes();
-    if b.len() < 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
-        || b[b.len() - 1] != b'Z'
-    {
-        return Err(expected());
-    }
-    let num = |r: std::ops::Range<usize>| -> Result<u32, String> {
-        let t = &s[r];
-        if t.bytes().all(|c| c.is_ascii_digit()) {
-            t.parse().map_err(|_| expected())
-        } else {
-            Err(expected())
-        }
-    };
-    let (y, mo, d, h, mi, sec) = (
-        num(0..4)?,
-        num(5..7)?,
-        num(8..10)?,
-        num(11..13)?,
-        num(14..16)?,
-        num(17..19)?,
-    );
-    let frac = &s[19..s.len() - 1];
-    if !frac.is_empty()
-        && (!frac.starts_with('.')
-            || frac.len() < 2
-            || !frac[1..].bytes().all(|c| c.is_ascii_digit()))
-    {
-        return Err(expected());
-    }
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match mo {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(expected()),
-    };
-    if d == 0 || d > days || h > 23 || mi > 59 || sec > 60 {
-        return Err(expected());
-    }
-    Ok(())
-}
-
-/// The current time as RFC 3339 UTC, whole seconds (`2026-09-23T10:00:00Z`).
-pub fn rfc3339_utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    rfc3339_utc(secs)
-}
-
-/// Unix seconds as RFC 3339 UTC.
-pub fn rfc3339_utc(unix_secs: u64) -> String {
-    let days = (unix_secs / 86_400) as i64;
-    let rem = unix_secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
+pub use crate::timefmt::{check_rfc3339_utc, rfc3339_utc, rfc3339_utc_now};
 
 impl fmt::Display for Subject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -1292,31 +1210,5 @@ mod tests {
             SealPredicate::from_statement(&bad),
             Err(AttestError::PredicateType { .. })
         ));
-    }
-
-    #[test]
-    fn rfc3339() {
-        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339_utc(1_790_000_000), "2026-09-21T14:13:20Z");
-        for ok in [
-            "2026-09-23T10:00:00Z",
-            "2024-02-29T23:59:60Z",
-            "2026-01-01T00:00:00.123456Z",
-        ] {
-            assert!(check_rfc3339_utc(ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "2026-09-23 10:00:00Z",
-            "2026-09-23T10:00:00",
-            "2026-09-23T10:00:00+00:00",
-            "2025-02-29T00:00:00Z",
-            "2026-13-01T00:00:00Z",
-            "2026-09-23T24:00:00Z",
-            "2026-09-23T10:00:00.Z",
-            "2026-09-23t10:00:00z",
-        ] {
-            assert!(check_rfc3339_utc(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -35,27 +35,7 @@ pub fn seal_path(bundle: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Seconds since the epoch as RFC 3339 UTC (`1970-01-01T00:00:00Z`).
-pub fn rfc3339_utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
+pub use crate::timefmt::rfc3339_utc;
 
 /// The seal time: `SOURCE_DATE_EPOCH` when set (validated as for the mtime),
 /// else now, as RFC 3339 UTC.
