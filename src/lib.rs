@@ -4,9 +4,10 @@
 //! parses arguments, calls it and prints. Modules are layered, each importing
 //! only those below it:
 //!
-//! 1. [`digest`], [`report`], [`progress`], [`atomic`], [`timefmt`]: SHA-256,
-//!    the verification report, progress sinks (which `digest` reports to),
-//!    whole-or-nothing file output and RFC 3339 timestamps.
+//! 1. [`digest`], [`report`], [`progress`], [`atomic`], [`timefmt`],
+//!    [`strictjson`]: SHA-256, the verification report, progress sinks (which
+//!    `digest` reports to), whole-or-nothing file output, RFC 3339 timestamps
+//!    and the repeated-key check for every JSON proofpack trusts.
 //! 2. [`manifest`]: content-addressed manifests of file sets; [`keys`]:
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
@@ -30,6 +31,7 @@ pub mod manifest;
 pub mod progress;
 pub mod qualify;
 pub mod report;
+pub mod strictjson;
 pub mod timefmt;
 
 /// The tool name and version as written into seals and catalogs.

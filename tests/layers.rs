@@ -8,7 +8,7 @@ use std::path::Path;
 
 fn layer_of(module: &str) -> Option<u8> {
     Some(match module {
-        "digest" | "report" | "progress" | "atomic" | "timefmt" => 1,
+        "digest" | "report" | "progress" | "atomic" | "timefmt" | "strictjson" => 1,
         "manifest" | "keys" | "attest" => 2,
         "bundle" | "catalog" => 3,
         "qualify" => 4,

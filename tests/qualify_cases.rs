@@ -690,6 +690,20 @@ fn malformed_record_names_file_and_line() {
 }
 
 #[test]
+fn record_with_a_repeated_key_is_refused() {
+    // Records are strict JSON: two values for one key (even one proofpack
+    // does not read) could be read differently by another verifier.
+    let c = fresh();
+    c.edit_lines(C05, |l| {
+        l[7] = l[7].replacen('{', "{\"note\":\"a\",\"note\":\"b\",", 1);
+    });
+    c.verify_sealed().assert_fails(
+        "point:rate-0.5.records",
+        "benchmark/rate-0.5/client.jsonl:8",
+    );
+}
+
+#[test]
 fn slo_breach_hidden_behind_a_claim_of_200_of_200() {
     let c = fresh();
     // One request's first token arrives 11 s after sending (SLO 10 s);

@@ -11,6 +11,7 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use super::metrics::{MetricsAccumulator, PointMetrics};
 use super::schema::{ClientRecord, JournalEvent, Status};
+use crate::strictjson::reject_duplicate_json_keys;
 
 /// The longest record line proofpack reads (bytes, newline excluded).
 pub const MAX_LINE: usize = 1 << 20;
@@ -143,6 +144,10 @@ pub fn read_client_records(
     let (mut records, mut warmups) = (0u64, 0u64);
     let mut parse_problems = Problems::default();
     for_each_line(r, file, &mut parse_problems, |line, text| {
+        if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
+            problems.push(format!("{file}:{line}: invalid client record: {e}"));
+            return;
+        }
         let rec: ClientRecord = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
@@ -247,6 +252,10 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
     let mut problems = Problems::default();
     let mut line_problems = Problems::default();
     for_each_line(r, file, &mut line_problems, |line, text| {
+        if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
+            problems.push(format!("{file}:{line}: invalid journal event: {e}"));
+            return;
+        }
         let ev: JournalEvent = match serde_json::from_str(text) {
             Ok(e) => e,
             Err(e) => {

@@ -15,6 +15,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::digest::Sha256Digest;
 use crate::manifest::validate_path;
+use crate::strictjson::reject_duplicate_json_keys;
 
 /// Schema tag of `qualification.json`.
 pub const QUALIFICATION_SCHEMA: &str = "proofpack/qualification/v1";
@@ -180,6 +181,7 @@ impl<'de> Deserialize<'de> for Claim {
 impl Qualification {
     /// Parses and validates `qualification.json` bytes.
     pub fn parse(bytes: &[u8]) -> Result<Qualification, String> {
+        reject_duplicate_json_keys(bytes).map_err(|e| format!("qualification.json: {e}"))?;
         let q: Qualification =
             serde_json::from_slice(bytes).map_err(|e| format!("qualification.json: {e}"))?;
         q.validate()?;
@@ -313,6 +315,8 @@ pub struct Pin {
 impl Pins {
     /// Parses a pins file; `origin` names it in errors.
     pub fn parse(bytes: &[u8], origin: &str) -> Result<Pins, String> {
+        reject_duplicate_json_keys(bytes)
+            .map_err(|e| format!("{origin}: invalid pins file: {e}"))?;
         let p: Pins = serde_json::from_slice(bytes)
             .map_err(|e| format!("{origin}: invalid pins file: {e}"))?;
         if p.schema != PINS_SCHEMA {

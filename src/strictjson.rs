@@ -1,0 +1,84 @@
+//! Strict JSON: documents with a repeated object key are refused.
+//!
+//! serde's derived structs reject a repeated *known* field, but a map, an
+//! ignored extra field or a `Value` silently keeps one of two equal keys. Two
+//! verifiers could then read the same bytes differently, so every JSON that
+//! proofpack signs, trusts or verifies (envelopes, Statements, trust files,
+//! qualification files, client records, journal events) passes through
+//! [`reject_duplicate_json_keys`] first.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// Checks that JSON text has no object with a repeated key, at any depth.
+///
+/// serde_json keeps the last of two equal keys in a map and rejects them
+/// only in derived structs; a signed document with two `"sha256"` values
+/// could be read differently by two verifiers, so proofpack refuses such
+/// text before looking at it.
+pub fn reject_duplicate_json_keys(bytes: &[u8]) -> Result<(), serde_json::Error> {
+    use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+    struct Strict;
+    impl<'de> DeserializeSeed<'de> for Strict {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(Strict)
+        }
+    }
+    impl<'de> Visitor<'de> for Strict {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element_seed(Strict)?.is_some() {}
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = BTreeSet::new();
+            while let Some(k) = map.next_key::<String>()? {
+                if !seen.insert(k.clone()) {
+                    return Err(A::Error::custom(format!(
+                        "duplicate key {k:?} in a JSON object"
+                    )));
+                }
+                map.next_value_seed(Strict)?;
+            }
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    Strict.deserialize(&mut de)?;
+    de.end()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_keys_at_any_depth_are_refused() {
+        assert!(reject_duplicate_json_keys(br#"{"a":1,"b":[{"c":1}]}"#).is_ok());
+        assert!(reject_duplicate_json_keys(br#"{"a":1,"a":1}"#).is_err());
+        assert!(reject_duplicate_json_keys(br#"{"a":{"x":[{"y":1,"y":2}]}}"#).is_err());
+        assert!(reject_duplicate_json_keys(br#"{"a":1} trailing"#).is_err());
+    }
+}
