@@ -48,3 +48,25 @@ pub fn envelope(data: &[u8]) {
         assert_eq!(again.subjects.len(), s.subjects.len());
     }
 }
+
+/// Qualification inputs from inside a run: `qualification.json`, a pins
+/// file, a published claim, client records and router journal lines. Never
+/// panics; the readers of records only fail on I/O, which memory cannot give.
+pub fn qualification(data: &[u8]) {
+    use proofpack::qualify::records::{read_client_records, read_journal};
+    use proofpack::qualify::schema::{Claim, Pins, Qualification};
+    let _ = Qualification::parse(data);
+    let _ = Pins::parse(data, "fuzz");
+    if let Ok(s) = std::str::from_utf8(data) {
+        if let Ok(c) = Claim::parse(s.trim()) {
+            let _ = c.holds(c.tolerance());
+        }
+    }
+    let mut r = data;
+    let summary = read_client_records(&mut r, "client.jsonl", "rate-1", 10.0, 0.3)
+        .expect("reading from memory cannot fail");
+    let _ = summary.metrics;
+    let mut r = data;
+    read_journal(&mut r, "journal.jsonl", &["rate-1", "rate-0.5"])
+        .expect("reading from memory cannot fail");
+}

@@ -1,5 +1,5 @@
-//! Replays the corpora of the parser fuzz targets (fuzz/corpus/manifest_parse
-//! and fuzz/corpus/envelope_verify) through the same harnesses as the
+//! Replays the corpora of the parser fuzz targets (fuzz/corpus/manifest_parse,
+//! envelope_verify and qualification_parse) through the same harnesses as the
 //! cargo-fuzz targets, on stable: no input may panic or break an invariant.
 
 #[path = "../fuzz/harness_parsers.rs"]
@@ -32,6 +32,11 @@ fn manifest_parse_corpus() {
 #[test]
 fn envelope_verify_corpus() {
     assert!(replay("envelope_verify", harness_parsers::envelope) >= 3);
+}
+
+#[test]
+fn qualification_parse_corpus() {
+    assert!(replay("qualification_parse", harness_parsers::qualification) >= 5);
 }
 
 #[test]
