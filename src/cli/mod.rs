@@ -186,7 +186,7 @@ impl Ui {
     /// An error that stopped the tool (exit 2).
     pub fn error(&self, e: &anyhow::Error) {
         let head = self.paint(self.color_err, "31;1", "error");
-        eprintln!("{head}: {e:#}");
+        eprintln!("{head}: {}", error_chain(e));
     }
 
     /// A byte-counting progress sink: visible only on a terminal, not with
@@ -218,6 +218,24 @@ fn catalog_busy_timeout() -> Duration {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(Duration::from_millis)
         .unwrap_or(cat::DEFAULT_BUSY_TIMEOUT)
+}
+
+/// An error and its causes on one line, `: `-separated. The library's
+/// errors already print their source in their own message (so that they
+/// read well alone); a cause whose text is already there is not repeated.
+pub fn error_chain(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
 }
 
 /// A check's detail with expected/actual values appended when present.
