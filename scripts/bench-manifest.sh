@@ -6,7 +6,9 @@
 # References: `openssl dgst -sha256` run as 2 parallel jobs (xargs -P2), and
 # coreutils `sha256sum` (single process, and as 2 parallel jobs), `b3sum` if
 # installed. Each command runs REPS times (default 3); the best wall time is
-# reported, with the peak RSS of the proofpack run (GNU time).
+# reported, with the peak RSS of the proofpack run (GNU time). The catalog
+# (and so its hash cache) is off: this measures hashing; scripts/bench-cache.sh
+# measures the cache.
 #
 # Usage: scripts/bench-manifest.sh [DATA_DIR]   (default target/bench-manifest)
 # Needs ~3.4 GiB of disk and RAM for the page cache.
@@ -61,11 +63,11 @@ for set in a b c; do
     a|c) n=1 ;;
     b) n=1000 ;;
   esac
-  t_pp=$(best "$pp manifest -q $dir")
+  t_pp=$(best "$pp --no-catalog manifest -q $dir")
   t_ossl=$(best "find $dir -type f -print0 | xargs -0 -P2 -n $n openssl dgst -sha256")
   t_sum=$(best "find $dir -type f -print0 | xargs -0 sha256sum")
   t_sum2=$(best "find $dir -type f -print0 | xargs -0 -P2 -n $n sha256sum")
-  rss=$(peak_rss_mib "$pp manifest -q $dir")
+  rss=$(peak_rss_mib "$pp --no-catalog manifest -q $dir")
   ratio() { python3 -c "print(f'{$1/$2:.3f}')"; }
   printf '%-6s %-34s %9s %9s\n' "$set" "proofpack manifest" "$t_pp" "1.000"
   printf '%-6s %-34s %9s %9s\n' "$set" "openssl dgst -sha256 (xargs -P2)" "$t_ossl" "$(ratio "$t_ossl" "$t_pp")"

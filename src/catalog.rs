@@ -706,7 +706,23 @@ impl Catalog {
     }
 
     /// Reads application_id and user_version; rejects foreign and newer files.
+    /// The reads share one snapshot: read one by one, they could straddle
+    /// another process's first migration and see its application_id unset
+    /// but its tables present, and call a fresh catalog foreign.
     fn check_header(&self, conn: &Connection) -> Result<u32, CatalogError> {
+        if !conn.is_autocommit() {
+            return self.read_header(conn);
+        }
+        conn.execute_batch("BEGIN DEFERRED")
+            .map_err(|e| self.err(e))?;
+        let header = self.read_header(conn);
+        let end = conn.execute_batch(if header.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let version = header?;
+        end.map_err(|e| self.err(e))?;
+        Ok(version)
+    }
+
+    fn read_header(&self, conn: &Connection) -> Result<u32, CatalogError> {
         let app: i32 = conn
             .query_row("PRAGMA application_id", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;

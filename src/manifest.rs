@@ -787,6 +787,7 @@ pub fn scan_all(
             )],
         });
     }
+    let mut candidates: Vec<(String, PathBuf, bool)> = Vec::new();
     let mut it = walkdir::WalkDir::new(root)
         .follow_links(false)
         .min_depth(1)
@@ -833,43 +834,50 @@ pub fn scan_all(
             problems.push((rel, r));
             continue;
         }
-        let meta = if ft.is_symlink() {
-            match fs::metadata(entry.path()) {
-                Ok(m) if m.is_file() => m,
-                Ok(m) if m.is_dir() => {
-                    problems.push((rel, "symlink to a directory (only regular files are listed; give the target directory its own manifest or --exclude the link)".into()));
-                    continue;
-                }
-                Ok(m) => {
-                    problems.push((
-                        rel,
-                        format!("symlink to a {}", special_kind(&m.file_type())),
-                    ));
-                    continue;
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    problems.push((rel, "dangling symlink (its target does not exist)".into()));
-                    continue;
-                }
-                Err(e) => {
-                    problems.push((rel, format!("symlink cannot be followed: {e}")));
-                    continue;
-                }
-            }
-        } else if ft.is_file() {
-            entry.metadata().map_err(|e| {
-                let source = e
-                    .into_io_error()
-                    .unwrap_or_else(|| io::Error::other("stat failed"));
-                io_err(entry.path(), source)
-            })?
-        } else {
+        if !ft.is_symlink() && !ft.is_file() {
             problems.push((rel, special_kind(&ft).to_string()));
             continue;
+        }
+        candidates.push((rel, entry.into_path(), ft.is_symlink()));
+    }
+    // stat in parallel: on trees of many small files the walk's stat calls
+    // are a large share of the time, and they need no order.
+    let stats: Vec<io::Result<fs::Metadata>> = candidates
+        .par_iter()
+        .map(|(_, abs, _)| fs::metadata(abs))
+        .collect();
+    for ((rel, abs, is_link), meta) in candidates.into_iter().zip(stats) {
+        let meta = match meta {
+            Ok(m) if m.is_file() => m,
+            Ok(m) if is_link && m.is_dir() => {
+                problems.push((rel, "symlink to a directory (only regular files are listed; give the target directory its own manifest or --exclude the link)".into()));
+                continue;
+            }
+            Ok(m) if is_link => {
+                problems.push((
+                    rel,
+                    format!("symlink to a {}", special_kind(&m.file_type())),
+                ));
+                continue;
+            }
+            Ok(m) => {
+                // Replaced by something else since the directory was read.
+                problems.push((rel, special_kind(&m.file_type()).to_string()));
+                continue;
+            }
+            Err(e) if is_link && e.kind() == io::ErrorKind::NotFound => {
+                problems.push((rel, "dangling symlink (its target does not exist)".into()));
+                continue;
+            }
+            Err(e) if is_link => {
+                problems.push((rel, format!("symlink cannot be followed: {e}")));
+                continue;
+            }
+            Err(e) => return Err(io_err(&abs, e)),
         };
         files.push(FoundFile {
             rel,
-            abs: entry.path().to_path_buf(),
+            abs,
             stat: FileStat::from_metadata(&meta),
         });
     }
@@ -907,7 +915,7 @@ pub fn hash_found(
         }
     }
     let started = std::time::SystemTime::now();
-    let (digest, n) = crate::digest::hash_file(&file.abs, progress)?;
+    let (digest, n) = crate::digest::hash_file_sized(&file.abs, Some(file.stat.size), progress)?;
     if n != file.stat.size {
         return Err(ManifestError::ChangedWhileHashing {
             path: file.abs.clone(),
