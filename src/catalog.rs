@@ -389,23 +389,24 @@ impl RecordKind {
     }
 }
 
-/// What `proofpack seal` records. Build it with struct update syntax:
-/// `SealRecord { target, bundle_sha256: Some(..), report_json, ..Default::default() }`.
+/// What `proofpack seal` and `proofpack verify` record. Build it with
+/// struct update syntax:
+/// `RunRecord { target, bundle_sha256: Some(..), report_json, ..Default::default() }`.
 #[derive(Debug, Clone)]
-pub struct SealRecord {
-    /// What was sealed or written (the bundle path as given).
+pub struct RunRecord {
+    /// What was sealed or verified (the bundle or run directory path as given).
     pub target: String,
-    /// SHA-256 of the .tgz (bare hex or `sha256:<hex>`).
+    /// SHA-256 of the .tgz (bare hex or `sha256:<hex>`), for a bundle.
     pub bundle_sha256: Option<String>,
     /// SHA-256 of the bundle's MANIFEST.
     pub manifest_sha256: Option<String>,
     /// The qualification's name.
     pub run_name: Option<String>,
-    /// SHA-256 of a pins file, if one was involved.
+    /// SHA-256 of the pins file given, if any.
     pub pins_sha256: Option<String>,
-    /// True when the seal succeeded.
+    /// True when the seal succeeded or the evidence holds.
     pub ok: bool,
-    /// The full JSON report or summary that the verb printed with `--json`.
+    /// The full JSON report that the verb prints with `--json`.
     pub report_json: String,
     /// Tool and version (defaults to [`crate::TOOL`]).
     pub tool: String,
@@ -413,9 +414,9 @@ pub struct SealRecord {
     pub time: SystemTime,
 }
 
-impl Default for SealRecord {
+impl Default for RunRecord {
     fn default() -> Self {
-        SealRecord {
+        RunRecord {
             target: String::new(),
             bundle_sha256: None,
             manifest_sha256: None,
@@ -429,44 +430,10 @@ impl Default for SealRecord {
     }
 }
 
-/// What `proofpack verify` records (same fields as [`SealRecord`]).
-#[derive(Debug, Clone)]
-pub struct VerificationRecord {
-    /// What was verified (bundle or run directory path as given).
-    pub target: String,
-    /// SHA-256 of the .tgz (bare hex or `sha256:<hex>`), for a bundle.
-    pub bundle_sha256: Option<String>,
-    /// SHA-256 of the MANIFEST.
-    pub manifest_sha256: Option<String>,
-    /// The qualification's name.
-    pub run_name: Option<String>,
-    /// SHA-256 of the pins file given.
-    pub pins_sha256: Option<String>,
-    /// The verdict: true when the evidence holds.
-    pub ok: bool,
-    /// The full JSON report (`Report::to_json`).
-    pub report_json: String,
-    /// Tool and version (defaults to [`crate::TOOL`]).
-    pub tool: String,
-    /// When it happened (defaults to now).
-    pub time: SystemTime,
-}
-
-impl Default for VerificationRecord {
-    fn default() -> Self {
-        VerificationRecord {
-            target: String::new(),
-            bundle_sha256: None,
-            manifest_sha256: None,
-            run_name: None,
-            pins_sha256: None,
-            ok: false,
-            report_json: "{}".into(),
-            tool: crate::TOOL.into(),
-            time: SystemTime::now(),
-        }
-    }
-}
+/// What `proofpack seal` records.
+pub type SealRecord = RunRecord;
+/// What `proofpack verify` records.
+pub type VerificationRecord = RunRecord;
 
 /// A record as stored, without its report (for listings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -779,23 +746,12 @@ impl Catalog {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn insert_record(
-        &self,
-        kind: RecordKind,
-        target: &str,
-        bundle: &Option<String>,
-        manifest: &Option<String>,
-        run_name: &Option<String>,
-        pins: &Option<String>,
-        ok: bool,
-        report_json: &str,
-        tool: &str,
-        time: SystemTime,
-    ) -> Result<i64, CatalogError> {
-        let bundle = norm_digest("bundle_sha256", bundle)?;
-        let manifest = norm_digest("manifest_sha256", manifest)?;
-        let pins = norm_digest("pins_sha256", pins)?;
+    fn insert_record(&self, kind: RecordKind, r: &RunRecord) -> Result<i64, CatalogError> {
+        let bundle = norm_digest("bundle_sha256", &r.bundle_sha256)?;
+        let manifest = norm_digest("manifest_sha256", &r.manifest_sha256)?;
+        let pins = norm_digest("pins_sha256", &r.pins_sha256)?;
+        let (target, run_name, ok, report_json, tool) =
+            (&r.target, &r.run_name, r.ok, &r.report_json, &r.tool);
         let mut conn = self.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -803,7 +759,7 @@ impl Catalog {
         tx.execute(
             "INSERT INTO records (kind, recorded_at, tool, target, run_name, bundle_sha256, manifest_sha256, pins_sha256, ok, report_json)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![kind.as_str(), rfc3339(time), tool, target, run_name, bundle, manifest, pins, ok as i64, report_json],
+            params![kind.as_str(), rfc3339(r.time), tool, target, run_name, bundle, manifest, pins, ok as i64, report_json],
         )
         .map_err(|e| self.err(e))?;
         let id = tx.last_insert_rowid();
@@ -813,34 +769,12 @@ impl Catalog {
 
     /// Records a seal; returns the record id.
     pub fn record_seal(&self, r: &SealRecord) -> Result<i64, CatalogError> {
-        self.insert_record(
-            RecordKind::Seal,
-            &r.target,
-            &r.bundle_sha256,
-            &r.manifest_sha256,
-            &r.run_name,
-            &r.pins_sha256,
-            r.ok,
-            &r.report_json,
-            &r.tool,
-            r.time,
-        )
+        self.insert_record(RecordKind::Seal, r)
     }
 
     /// Records a verification; returns the record id.
     pub fn record_verification(&self, r: &VerificationRecord) -> Result<i64, CatalogError> {
-        self.insert_record(
-            RecordKind::Verify,
-            &r.target,
-            &r.bundle_sha256,
-            &r.manifest_sha256,
-            &r.run_name,
-            &r.pins_sha256,
-            r.ok,
-            &r.report_json,
-            &r.tool,
-            r.time,
-        )
+        self.insert_record(RecordKind::Verify, r)
     }
 
     /// All records, newest first (at most `limit` when given).
