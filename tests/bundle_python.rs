@@ -5,23 +5,13 @@
 //! expected names and contents.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::Command as Cmd;
 use serde_json::Value;
 
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("PROOFPACK_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python");
-    assert!(
-        p.exists(),
-        "Python test peers missing: run scripts/test.sh (it installs them into target/pyenv)"
-    );
-    p
-}
+mod common;
+use common::python;
 
 fn pp() -> Cmd {
     let mut c = Cmd::cargo_bin("proofpack").unwrap();

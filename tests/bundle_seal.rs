@@ -11,24 +11,15 @@ use assert_cmd::Command as Cmd;
 use base64::Engine as _;
 use serde_json::Value;
 
+mod common;
+use common::python;
+
 fn pp() -> Cmd {
     let mut c = Cmd::cargo_bin("proofpack").unwrap();
     c.env_remove("SOURCE_DATE_EPOCH");
     // Tests never touch ~/.local: no catalog (it has its own tests).
     c.arg("--no-catalog");
     c
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("PROOFPACK_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python");
-    assert!(
-        p.exists(),
-        "Python test peers missing: run scripts/test.sh (it installs them into target/pyenv)"
-    );
-    p
 }
 
 struct Setup {

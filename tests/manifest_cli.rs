@@ -4,12 +4,15 @@
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::Command as Cmd;
 use predicates::prelude::*;
 use serde_json::Value;
+
+mod common;
+use common::python;
 
 fn pp() -> Cmd {
     let mut c = Cmd::cargo_bin("proofpack").unwrap();
@@ -18,18 +21,6 @@ fn pp() -> Cmd {
     // its own tests, and tests must never touch ~/.local.
     c.arg("--no-catalog");
     c
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("PROOFPACK_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python");
-    assert!(
-        p.exists(),
-        "Python test peers missing: run scripts/test.sh (it installs them into target/pyenv)"
-    );
-    p
 }
 
 fn write(root: &Path, rel: &str, content: &[u8]) {

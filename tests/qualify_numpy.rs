@@ -12,17 +12,8 @@ use std::process::Command;
 use proofpack::qualify::metrics::{percentile, percentile_sorted};
 use serde_json::Value;
 
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("PROOFPACK_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python");
-    assert!(
-        p.exists(),
-        "the Python test peers (numpy, safetensors) are missing: run scripts/test.sh, which installs them and sets PROOFPACK_TEST_PYTHON"
-    );
-    p
-}
+mod common;
+use common::python;
 
 fn run_python(script: &str, input: &str) -> String {
     let dir = tempfile::tempdir().unwrap();

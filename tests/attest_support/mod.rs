@@ -21,20 +21,9 @@ pub fn bin() -> assert_cmd::Command {
     c
 }
 
-/// The Python with the pinned interop peers (see scripts/test.sh).
-pub fn python() -> PathBuf {
-    let p = match std::env::var_os("PROOFPACK_TEST_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python"),
-    };
-    assert!(
-        p.exists(),
-        "interop tests need Python with cryptography and securesystemslib, not found at {}: \
-         run scripts/test.sh (it installs them into target/pyenv), or set PROOFPACK_TEST_PYTHON",
-        p.display()
-    );
-    p
-}
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::python;
 
 /// Runs a Python script with arguments; panics with its output on failure.
 pub fn run_python(script: &str, args: &[&Path]) -> String {

@@ -1,0 +1,22 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The Python with the pinned interop peers (cryptography, securesystemslib,
+/// numpy, safetensors). `scripts/test.sh` installs them into `target/pyenv`
+/// and sets `PROOFPACK_TEST_PYTHON`; without them the test fails (an interop
+/// test never skips silently).
+pub fn python() -> PathBuf {
+    let p = match std::env::var_os("PROOFPACK_TEST_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python"),
+    };
+    assert!(
+        p.exists(),
+        "the Python interop peers are not at {}: run scripts/test.sh (it installs them into \
+         target/pyenv), or set PROOFPACK_TEST_PYTHON",
+        p.display()
+    );
+    p
+}
