@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use base64::Engine as _;
-use proofpack::bundle::{rfc3339_utc, seal_signed, SealOptions};
 use proofpack::digest::Sha256Digest;
-use proofpack::progress::NoProgress;
 use serde_json::Value;
 
 struct Case {
@@ -107,20 +105,7 @@ impl Case {
     }
     /// Seals the run directory as it is now.
     fn seal(&self) -> Sha256Digest {
-        let s = seal_signed(
-            &self.sample.run,
-            &self.bundle_path(),
-            &SealOptions {
-                name: Some(gen::NAME.into()),
-                mtime: gen::SEAL_EPOCH,
-                threads: 1,
-                ..Default::default()
-            },
-            &gen::release_key(),
-            &rfc3339_utc(gen::SEAL_EPOCH),
-            &NoProgress,
-        )
-        .expect("seal");
+        let s = gen::seal_sample(&self.sample.run, &self.bundle_path()).expect("seal");
         s.bundle_sha256
     }
     /// Writes pins (with the bundle's digest if given), edited by `edit`.

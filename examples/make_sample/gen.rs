@@ -121,6 +121,28 @@ pub fn release_key() -> SigningKey {
     test_key("release")
 }
 
+/// Seals a sample run directory exactly as the committed sample was sealed
+/// (root name, mtime and seal time fixed, one thread, the test release key),
+/// so that the generator and the tests cannot drift apart.
+pub fn seal_sample(
+    run: &Path,
+    out: &Path,
+) -> Result<proofpack::bundle::Sealed, proofpack::bundle::BundleError> {
+    proofpack::bundle::seal_signed(
+        run,
+        out,
+        &proofpack::bundle::SealOptions {
+            name: Some(NAME.into()),
+            mtime: SEAL_EPOCH,
+            threads: 1,
+            ..Default::default()
+        },
+        &release_key(),
+        &proofpack::timefmt::rfc3339_utc(SEAL_EPOCH),
+        &NoProgress,
+    )
+}
+
 /// DSSE pre-authentication encoding.
 pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
     let mut v = format!(

@@ -12,9 +12,6 @@ mod gen;
 
 use std::path::PathBuf;
 
-use proofpack::bundle::{rfc3339_utc, seal_signed, SealOptions};
-use proofpack::progress::NoProgress;
-
 const README: &str = "# Sample qualification (synthetic, TEST-ONLY keys)
 
 Written by `cargo run --release --example make_sample -- testdata/sample`
@@ -83,20 +80,7 @@ fn main() {
     )
     .expect("write trust.json");
     let tgz = out.join(format!("{}.tgz", gen::NAME));
-    let sealed = seal_signed(
-        &sample.run,
-        &tgz,
-        &SealOptions {
-            name: Some(gen::NAME.into()),
-            mtime: gen::SEAL_EPOCH,
-            threads: 1,
-            ..Default::default()
-        },
-        &gen::release_key(),
-        &rfc3339_utc(gen::SEAL_EPOCH),
-        &NoProgress,
-    )
-    .expect("seal the sample");
+    let sealed = gen::seal_sample(&sample.run, &tgz).expect("seal the sample");
     std::fs::write(
         out.join("pins.json"),
         gen::pins_json(&sample, Some(sealed.bundle_sha256)),
