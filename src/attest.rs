@@ -761,6 +761,62 @@ pub fn verify_envelope_detailed(
     v
 }
 
+/// An envelope's Statement read WITHOUT checking any signature: what the
+/// envelope claims, to check its structure when no trust roots are given.
+/// Nothing in it is trustworthy; only [`Verified`] is.
+#[derive(Debug, Clone)]
+pub struct Unverified<T> {
+    /// What the envelope claims.
+    pub claimed: T,
+    /// Number of signatures (each well-formed base64 of 64 bytes).
+    pub signatures: usize,
+}
+
+/// Parses an envelope as [`verify_envelope`] would, without checking a
+/// signature: the envelope's JSON, its payload's base64, each signature's
+/// encoding and length, the payload type and the Statement. `Err` names the
+/// first structural problem.
+pub fn inspect_envelope(envelope: &[u8]) -> Result<Unverified<Statement>, AttestError> {
+    if envelope.len() > ENVELOPE_MAX_BYTES {
+        return Err(AttestError::TooLarge {
+            size: envelope.len(),
+            limit: ENVELOPE_MAX_BYTES,
+        });
+    }
+    reject_duplicate_json_keys(envelope).map_err(|e| malformed(format!("not valid JSON: {e}")))?;
+    let env: EnvelopeIn = serde_json::from_slice(envelope).map_err(|e| malformed(e.to_string()))?;
+    let payload = decode_base64(&env.payload).map_err(|e| malformed(format!("payload: {e}")))?;
+    if env.signatures.is_empty() {
+        return Err(malformed("no signatures"));
+    }
+    if env.signatures.len() > MAX_SIGNATURES {
+        return Err(malformed(format!(
+            "{} signatures, more than the limit of {MAX_SIGNATURES}",
+            env.signatures.len()
+        )));
+    }
+    for (i, sig) in env.signatures.iter().enumerate() {
+        let raw = decode_base64(&sig.sig)
+            .map_err(|e| malformed(format!("signature #{}: sig: {e}", i + 1)))?;
+        if raw.len() != 64 {
+            return Err(malformed(format!(
+                "signature #{}: sig is {} bytes; an Ed25519 signature is 64 bytes",
+                i + 1,
+                raw.len()
+            )));
+        }
+    }
+    if env.payload_type != IN_TOTO_PAYLOAD_TYPE {
+        return Err(AttestError::PayloadType {
+            found: env.payload_type,
+        });
+    }
+    Ok(Unverified {
+        claimed: Statement::parse(&payload)?,
+        signatures: env.signatures.len(),
+    })
+}
+
 /// Verifies a DSSE envelope holding an in-toto Statement.
 ///
 /// The envelope holds when signatures by at least `threshold` distinct keys

@@ -656,21 +656,31 @@ pub struct TrustedKey {
     pub key: VerifyingKey,
     /// A person's name for the key, shown in messages.
     pub label: Option<String>,
+    /// v1.1: the engine ids this key may attest for (`None`: any engine).
+    pub engines: Option<Vec<String>>,
 }
 
 impl TrustedKey {
-    /// A trusted key with its id computed from `key`.
+    /// A trusted key with its id computed from `key`, for any engine.
     pub fn new(key: VerifyingKey, roles: Vec<Role>, label: Option<String>) -> Self {
         TrustedKey {
             keyid: key_id(&key),
             roles,
             key,
             label,
+            engines: None,
         }
     }
     /// True if trusted for `role`.
     pub fn has_role(&self, role: Role) -> bool {
         self.roles.contains(&role)
+    }
+    /// True if the key may attest for the engine `id` (it is not restricted
+    /// to other engines).
+    pub fn allows_engine(&self, id: &str) -> bool {
+        self.engines
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|e| e == id))
     }
     /// `keyid` or `keyid (label)` for messages.
     pub fn describe(&self) -> String {
@@ -696,6 +706,8 @@ struct TrustKeyIn {
     public_key: String,
     #[serde(default)]
     label: Option<String>,
+    #[serde(default)]
+    engines: Option<Vec<String>>,
 }
 
 #[derive(Serialize)]
@@ -711,6 +723,8 @@ struct TrustKeyOut<'a> {
     public_key: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     label: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engines: &'a Option<Vec<String>>,
 }
 
 /// The verifier's trust roots: keys and the roles each is trusted for.
@@ -783,11 +797,32 @@ impl TrustStore {
                 }
                 roles.push(role);
             }
+            if let Some(list) = &k.engines {
+                if list.is_empty() {
+                    return Err(bad(format!(
+                        "key #{n} ({computed}): \"engines\" is empty; list the engine ids the key may attest for, or leave the field out for any engine"
+                    )));
+                }
+                let mut ids = BTreeSet::new();
+                for e in list {
+                    if e.is_empty() || !ids.insert(e.as_str()) {
+                        return Err(bad(format!(
+                            "key #{n} ({computed}): engine id {e:?} in \"engines\" is empty or listed twice"
+                        )));
+                    }
+                }
+                if !roles.contains(&Role::Engine) {
+                    return Err(bad(format!(
+                        "key #{n} ({computed}): \"engines\" restricts engine attestations, but the key is not trusted for the engine role"
+                    )));
+                }
+            }
             keys.push(TrustedKey {
                 keyid: computed,
                 roles,
                 key,
                 label: k.label,
+                engines: k.engines,
             });
         }
         Ok(TrustStore { keys })
@@ -854,6 +889,7 @@ impl TrustStore {
                     roles: &k.roles,
                     public_key: public_key_pem(&k.key),
                     label: &k.label,
+                    engines: &k.engines,
                 })
                 .collect(),
         };

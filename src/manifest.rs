@@ -128,7 +128,8 @@ pub enum ManifestError {
     },
 }
 
-fn unlistable_message(problems: &[(String, String)]) -> String {
+/// `"path": why; ...` for at most 20 problems, then how many more.
+pub fn describe_problems(problems: &[(String, String)]) -> String {
     let mut s = String::new();
     for (i, (p, why)) in problems.iter().enumerate().take(20) {
         if i > 0 {
@@ -139,6 +140,11 @@ fn unlistable_message(problems: &[(String, String)]) -> String {
     if problems.len() > 20 {
         let _ = write!(s, "; and {} more", problems.len() - 20);
     }
+    s
+}
+
+fn unlistable_message(problems: &[(String, String)]) -> String {
+    let mut s = describe_problems(problems);
     s.push_str(
         " (nothing is skipped silently: fix or remove these, or leave them out with --exclude)",
     );
@@ -751,6 +757,24 @@ pub fn scan_all(
     root: &Path,
     excludes: &[String],
 ) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
+    scan_impl(root, excludes, false)
+}
+
+/// Lists a run directory under the stricter rules of sealed evidence
+/// (v1.1): regular files only. A symlink (wherever it points), a special
+/// file, a non-UTF-8 name and a hard link whose other links lie outside the
+/// directory are problems, each named: what a bundle holds is exactly the
+/// bytes that lie in the directory, the same whether it is sealed or
+/// verified in place. Excludes nothing.
+pub fn scan_run_dir(root: &Path) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
+    scan_impl(root, &[], true)
+}
+
+fn scan_impl(
+    root: &Path,
+    excludes: &[String],
+    strict: bool,
+) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
     let ex = Excludes::new(excludes)?;
     let io_err = |path: &Path, source| ManifestError::Io {
         path: path.to_path_buf(),
@@ -838,6 +862,16 @@ pub fn scan_all(
             problems.push((rel, special_kind(&ft).to_string()));
             continue;
         }
+        if strict && ft.is_symlink() {
+            let target = fs::read_link(entry.path())
+                .map(|t| format!(" to {}", t.display()))
+                .unwrap_or_default();
+            problems.push((
+                rel,
+                format!("symlink{target} (a run directory holds regular files only: replace the link with the file itself)"),
+            ));
+            continue;
+        }
         candidates.push((rel, entry.into_path(), ft.is_symlink()));
     }
     // stat in parallel: on trees of many small files the walk's stat calls
@@ -846,6 +880,8 @@ pub fn scan_all(
         .par_iter()
         .map(|(_, abs, _)| fs::metadata(abs))
         .collect();
+    let mut links: std::collections::BTreeMap<(u64, u64), (u64, Vec<String>)> =
+        std::collections::BTreeMap::new();
     for ((rel, abs, is_link), meta) in candidates.into_iter().zip(stats) {
         let meta = match meta {
             Ok(m) if m.is_file() => m,
@@ -875,11 +911,39 @@ pub fn scan_all(
             }
             Err(e) => return Err(io_err(&abs, e)),
         };
+        if strict {
+            use std::os::unix::fs::MetadataExt;
+            if meta.nlink() > 1 {
+                links
+                    .entry((meta.dev(), meta.ino()))
+                    .or_insert_with(|| (meta.nlink(), Vec::new()))
+                    .1
+                    .push(rel.clone());
+            }
+        }
         files.push(FoundFile {
             rel,
             abs,
             stat: FileStat::from_metadata(&meta),
         });
+    }
+    for (nlink, rels) in links.into_values() {
+        if (rels.len() as u64) < nlink {
+            for rel in &rels {
+                problems.push((
+                    rel.clone(),
+                    format!(
+                        "hard link with {nlink} links, {} of them inside the run directory (its content can change from outside: copy the file instead)",
+                        rels.len()
+                    ),
+                ));
+            }
+        }
+    }
+    if strict {
+        let bad: std::collections::BTreeSet<&str> =
+            problems.iter().map(|(p, _)| p.as_str()).collect();
+        files.retain(|f| !bad.contains(f.rel.as_str()));
     }
     problems.sort();
     Ok((files, problems))

@@ -47,9 +47,20 @@ pub fn rfc3339_utc_now() -> String {
 /// Checks `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (RFC 3339, UTC written as `Z`),
 /// with a real calendar date and time.
 pub fn check_rfc3339_utc(s: &str) -> Result<(), String> {
+    parse_rfc3339_utc(s).map(|_| ())
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z` into seconds since the Unix
+/// epoch (the fraction kept; a leap second 60 counts as the next second).
+///
+/// The text is examined byte by byte and every byte must be the ASCII the
+/// format allows, so any input (non-ASCII included) gets an error, never a
+/// panic.
+pub fn parse_rfc3339_utc(s: &str) -> Result<f64, String> {
     let expected = || format!("{s:?} is not an RFC 3339 UTC time like \"2026-09-23T10:00:00Z\"");
     let b = s.as_bytes();
     if b.len() < 20
+        || b.len() > 64
         || b[4] != b'-'
         || b[7] != b'-'
         || b[10] != b'T'
@@ -59,10 +70,10 @@ pub fn check_rfc3339_utc(s: &str) -> Result<(), String> {
     {
         return Err(expected());
     }
-    let num = |r: std::ops::Range<usize>| -> Result<u32, String> {
-        let t = &s[r];
-        if t.bytes().all(|c| c.is_ascii_digit()) {
-            t.parse().map_err(|_| expected())
+    let num = |r: std::ops::Range<usize>| -> Result<i64, String> {
+        let t = &b[r];
+        if t.iter().all(u8::is_ascii_digit) {
+            Ok(t.iter().fold(0i64, |v, d| v * 10 + i64::from(d - b'0')))
         } else {
             Err(expected())
         }
@@ -75,13 +86,16 @@ pub fn check_rfc3339_utc(s: &str) -> Result<(), String> {
         num(14..16)?,
         num(17..19)?,
     );
-    let frac = &s[19..s.len() - 1];
-    if !frac.is_empty()
-        && (!frac.starts_with('.')
-            || frac.len() < 2
-            || !frac[1..].bytes().all(|c| c.is_ascii_digit()))
-    {
-        return Err(expected());
+    let frac = &b[19..b.len() - 1];
+    let mut fraction = 0.0;
+    if !frac.is_empty() {
+        if frac[0] != b'.' || frac.len() < 2 || !frac[1..].iter().all(u8::is_ascii_digit) {
+            return Err(expected());
+        }
+        let digits = std::str::from_utf8(frac).map_err(|_| expected())?;
+        fraction = format!("0{digits}")
+            .parse::<f64>()
+            .map_err(|_| expected())?;
     }
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     let days = match mo {
@@ -94,7 +108,19 @@ pub fn check_rfc3339_utc(s: &str) -> Result<(), String> {
     if d == 0 || d > days || h > 23 || mi > 59 || sec > 60 {
         return Err(expected());
     }
-    Ok(())
+    Ok((days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec) as f64 + fraction)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// days_from_civil).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]
@@ -122,8 +148,27 @@ mod tests {
             "2026-09-23T24:00:00Z",
             "2026-09-23T10:00:00.Z",
             "2026-09-23t10:00:00z",
+            "2026-09-23T10:00:0\u{e9}0Z",
+            "\u{e9}\u{e9}\u{e9}\u{e9}-09-23T10:00:00Z",
+            "2026-09-23T10:00:00.\u{e9}Z",
         ] {
             assert!(check_rfc3339_utc(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parses_to_unix_seconds() {
+        assert_eq!(parse_rfc3339_utc("1970-01-01T00:00:00Z"), Ok(0.0));
+        assert_eq!(
+            parse_rfc3339_utc("2026-09-23T07:40:00Z"),
+            Ok(1_790_149_200.0)
+        );
+        assert_eq!(
+            parse_rfc3339_utc("2000-02-29T00:00:00.5Z"),
+            Ok(951_782_400.5)
+        );
+        for secs in [0u64, 951_782_400, 1_790_000_000, 4_102_444_800] {
+            assert_eq!(parse_rfc3339_utc(&rfc3339_utc(secs)), Ok(secs as f64));
         }
     }
 

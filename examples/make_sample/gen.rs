@@ -491,6 +491,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         "slo": {"ttft_s": SLO_TTFT_S, "tpot_s": SLO_TPOT_S, "attainment": SLO_ATTAINMENT},
         "engines": engines,
         "required_subjects": ["weights.manifest", "config.json", "engine-image"],
+        "plan": "inputs/benchmark-plan.json",
         "points": points_json
     });
     write(&run.join("qualification.json"), &pretty(&q));

@@ -35,6 +35,13 @@ it is synthetic.
   They exist so that tests can re-sign variants. Never put them in a real
   trust file.
 
+Regenerated for contract v1.1 (docs/spec/FORMATS.md), which needs
+evidence the v1 sample lacked: `qualification.json` now names its benchmark
+plan (`\"plan\": \"inputs/benchmark-plan.json\"`), so that the request,
+warmup and rate counts are checked against what the client was told to run.
+Every record, journal event and attestation is otherwise as before; the
+bundle's digest changed because `qualification.json` did.
+
 Verify it:
 
     cargo run --release -- verify testdata/sample/kimi-k3-mi355x-20260923-sample.tgz \\

@@ -41,7 +41,9 @@ use crate::manifest::{Manifest, ManifestError};
 use crate::report::Report;
 
 pub use read::{verify_bundle, verify_bundle_reader};
-pub use sealsig::{seal_check, verify_seal, SEAL_CHECK_ID};
+pub use sealsig::{
+    seal_check, seal_structure, verify_seal, SealOutcome, SEAL_CHECK_ID, SEAL_STRUCTURE_CHECK_ID,
+};
 pub use unpack::unpack;
 pub use write::{
     rfc3339_utc, root_name_for, seal, seal_path, seal_signed, sealed_at_now, source_date_epoch,
@@ -253,6 +255,15 @@ pub enum BundleError {
     DestinationExists {
         /// The path that exists.
         path: PathBuf,
+    },
+    /// The run directory holds something that is not a regular file inside
+    /// it (v1.1): the evidence cannot be sealed as it lies (exit 1).
+    #[error("{}: cannot be sealed: {}", run_dir.display(), crate::manifest::describe_problems(problems))]
+    Unsealable {
+        /// The run directory.
+        run_dir: PathBuf,
+        /// Each offending path (relative to the run) and why.
+        problems: Vec<(String, String)>,
     },
     /// A seal signature could not be made.
     #[error("cannot sign the seal: {0}")]

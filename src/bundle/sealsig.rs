@@ -59,34 +59,18 @@ pub(crate) fn sign_seal(
     Ok(attest::sign_statement(&statement, &[key]))
 }
 
-/// Checks a seal envelope against the trust roots and what was read from the
-/// bundle: it must verify under a key trusted for `release`, be a seal
-/// Statement, have a subject whose digest is `bundle_sha256` and a
-/// `MANIFEST` subject equal to `manifest_digest`, and (when given) carry the
-/// file count and byte total of the MANIFEST's file set. Returns the `seal`
-/// check.
-pub fn verify_seal(
-    envelope: &[u8],
-    trust: &TrustStore,
+/// What a seal Statement must say of the bundle it seals, whether or not
+/// its signature was checked: a subject with the bundle's SHA-256, a
+/// `MANIFEST` subject equal to the bundle's MANIFEST and (when given) the
+/// file count and byte total of the MANIFEST's file set. Returns every
+/// disagreement.
+fn consistency_problems(
+    st: &Statement,
+    pred: &SealPredicate,
     bundle_sha256: Option<Sha256Digest>,
     manifest_digest: Option<Sha256Digest>,
     files_and_bytes: Option<(u64, u64)>,
-) -> Check {
-    let id = SEAL_CHECK_ID;
-    let verified = match attest::verify_envelope(envelope, trust, Role::Release, 1) {
-        Ok(v) => v,
-        Err(e) => {
-            return Check::fail(
-                id,
-                format!("the seal does not verify under a key trusted for release: {e}"),
-            )
-        }
-    };
-    let st = verified.get();
-    let pred = match SealPredicate::from_statement(st) {
-        Ok(p) => p,
-        Err(e) => return Check::fail(id, format!("signed, but not a valid seal Statement: {e}")),
-    };
+) -> Vec<String> {
     let mut problems = Vec::new();
     match bundle_sha256 {
         None => problems.push(
@@ -128,6 +112,38 @@ pub fn verify_seal(
             ));
         }
     }
+    problems
+}
+
+/// Checks a seal envelope against the trust roots and what was read from the
+/// bundle: it must verify under a key trusted for `release`, be a seal
+/// Statement, have a subject whose digest is `bundle_sha256` and a
+/// `MANIFEST` subject equal to `manifest_digest`, and (when given) carry the
+/// file count and byte total of the MANIFEST's file set. Returns the `seal`
+/// check.
+pub fn verify_seal(
+    envelope: &[u8],
+    trust: &TrustStore,
+    bundle_sha256: Option<Sha256Digest>,
+    manifest_digest: Option<Sha256Digest>,
+    files_and_bytes: Option<(u64, u64)>,
+) -> Check {
+    let id = SEAL_CHECK_ID;
+    let verified = match attest::verify_envelope(envelope, trust, Role::Release, 1) {
+        Ok(v) => v,
+        Err(e) => {
+            return Check::fail(
+                id,
+                format!("the seal does not verify under a key trusted for release: {e}"),
+            )
+        }
+    };
+    let st = verified.get();
+    let pred = match SealPredicate::from_statement(st) {
+        Ok(p) => p,
+        Err(e) => return Check::fail(id, format!("signed, but not a valid seal Statement: {e}")),
+    };
+    let problems = consistency_problems(st, &pred, bundle_sha256, manifest_digest, files_and_bytes);
     let signers = verified.signers().join(", ");
     if problems.is_empty() {
         Check::pass(
@@ -149,55 +165,132 @@ pub fn verify_seal(
     }
 }
 
-/// The `seal` check for a verified bundle, as `verify` runs it:
+/// Report id of the structural seal check made without trust roots.
+pub const SEAL_STRUCTURE_CHECK_ID: &str = "seal.structure";
+
+/// The structure of a seal whose signature cannot be checked (no trust
+/// roots, v1.1): a well-formed envelope holding a seal Statement that names
+/// this bundle's bytes and MANIFEST. A malformed or mismatched seal beside a
+/// bundle is evidence that does not hold, trusted or not.
+pub fn seal_structure(
+    envelope: &[u8],
+    bundle_sha256: Option<Sha256Digest>,
+    manifest_digest: Option<Sha256Digest>,
+    files_and_bytes: Option<(u64, u64)>,
+) -> Check {
+    let id = SEAL_STRUCTURE_CHECK_ID;
+    let unverified = match attest::inspect_envelope(envelope) {
+        Ok(u) => u,
+        Err(e) => return Check::fail(id, format!("the seal is not a well-formed envelope: {e}")),
+    };
+    let st = &unverified.claimed;
+    let pred = match SealPredicate::from_statement(st) {
+        Ok(p) => p,
+        Err(e) => return Check::fail(id, format!("the seal is not a valid seal Statement: {e}")),
+    };
+    let problems = consistency_problems(st, &pred, bundle_sha256, manifest_digest, files_and_bytes);
+    if problems.is_empty() {
+        Check::pass(
+            id,
+            format!(
+                "a seal Statement with {} signature(s) naming this bundle's SHA-256 and MANIFEST, sealed_at {} (signature not checked)",
+                unverified.signatures, pred.sealed_at
+            ),
+        )
+    } else {
+        Check::fail(
+            id,
+            format!(
+                "the seal does not match this bundle: {}",
+                problems.join("; ")
+            ),
+        )
+    }
+}
+
+/// What [`seal_check`] found.
+#[derive(Debug, Clone)]
+pub struct SealOutcome {
+    /// The checks (`seal`, and `seal.structure` when there is no trust).
+    pub checks: Vec<Check>,
+    /// True when a seal is present.
+    pub present: bool,
+    /// True when its signature was checked against trust roots.
+    pub signature_checked: bool,
+}
+
+/// The seal checks for a verified bundle, as `verify` runs them:
 ///
 /// * no seal file (`seal` or else `BUNDLE.seal.dsse.json` beside the
-///   bundle): skipped, or failed when `require` is set;
-/// * a seal but no trust roots: skipped ("no --trust given"), unless
-///   `require` (then failed: a required seal that cannot be checked does not
-///   hold);
+///   bundle): `seal` skipped, or failed when `require` is set;
+/// * a seal file that is not a regular file: `seal` failed;
+/// * a seal but no trust roots: `seal.structure` checks what it claims
+///   ([`seal_structure`]) and `seal` is skipped as "signature not checked",
+///   or failed when `require` is set;
 /// * otherwise [`verify_seal`].
 ///
-/// `Err` only when a named or present seal file cannot be read.
+/// `Err` only when a seal file cannot be read.
 pub fn seal_check(
     bundle: &Path,
     seal: Option<&Path>,
     trust: Option<&TrustStore>,
     require: bool,
     v: &BundleVerification,
-) -> Result<Check, BundleError> {
+) -> Result<SealOutcome, BundleError> {
     let id = SEAL_CHECK_ID;
     let default = super::seal_path(bundle);
+    let one = |c: Check, present: bool| SealOutcome {
+        checks: vec![c],
+        present,
+        signature_checked: false,
+    };
     let path = match seal {
         Some(p) => p.to_path_buf(),
-        None if default.exists() => default,
+        None if std::fs::symlink_metadata(&default).is_ok() => default,
         None if require => {
-            return Ok(Check::fail(
-                id,
-                format!(
-                    "--require-seal: no seal given and none beside the bundle ({})",
-                    default.display()
+            return Ok(one(
+                Check::fail(
+                    id,
+                    format!(
+                        "--require-seal: no seal given and none beside the bundle ({})",
+                        default.display()
+                    ),
                 ),
+                false,
             ))
         }
         None => {
-            return Ok(Check::skip(
-                id,
-                format!("no seal beside the bundle ({})", default.display()),
+            return Ok(one(
+                Check::skip(
+                    id,
+                    format!("no seal beside the bundle ({})", default.display()),
+                ),
+                false,
             ))
         }
     };
-    let Some(trust) = trust else {
-        let why = format!(
-            "{} present but no --trust file given to check it against",
-            path.display()
-        );
-        return Ok(if require {
-            Check::fail(id, why)
-        } else {
-            Check::skip(id, why)
-        });
-    };
+    match std::fs::metadata(&path) {
+        Ok(m) if !m.is_file() => {
+            return Ok(one(
+                Check::fail(
+                    id,
+                    format!(
+                        "{} is not a regular file; a seal is a DSSE envelope file",
+                        path.display()
+                    ),
+                ),
+                true,
+            ))
+        }
+        Ok(_) => {}
+        Err(e) if seal.is_none() && e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(one(
+                Check::fail(id, format!("{} is a dangling link", path.display())),
+                true,
+            ))
+        }
+        Err(source) => return Err(BundleError::Io { path, source }),
+    }
     let bytes = attest::read_envelope_file(&path).map_err(|source| BundleError::Io {
         path: path.clone(),
         source,
@@ -207,11 +300,34 @@ pub fn seal_check(
         (Some(m), Some(b)) => Some((m.len() as u64, b)),
         _ => None,
     };
-    Ok(verify_seal(
-        &bytes,
-        trust,
-        v.bundle_sha256,
-        manifest_digest,
-        totals,
-    ))
+    let Some(trust) = trust else {
+        let why = format!(
+            "{}: signature not checked: no --trust file given to check it against",
+            path.display()
+        );
+        let structure = seal_structure(&bytes, v.bundle_sha256, manifest_digest, totals);
+        return Ok(SealOutcome {
+            checks: vec![
+                structure,
+                if require {
+                    Check::fail(id, why)
+                } else {
+                    Check::skip(id, why)
+                },
+            ],
+            present: true,
+            signature_checked: false,
+        });
+    };
+    Ok(SealOutcome {
+        checks: vec![verify_seal(
+            &bytes,
+            trust,
+            v.bundle_sha256,
+            manifest_digest,
+            totals,
+        )],
+        present: true,
+        signature_checked: true,
+    })
 }

@@ -359,7 +359,15 @@ fn seal_impl(
         .to_string();
 
     // Pass 1: list and hash.
-    let mut files = manifest::scan(run_dir, &[])?;
+    // Regular files only (v1.1): a symlink, special file or hard link to
+    // outside the run is refused, exactly as `verify RUN_DIR` refuses it.
+    let (mut files, problems) = manifest::scan_run_dir(run_dir)?;
+    if !problems.is_empty() {
+        return Err(BundleError::Unsealable {
+            run_dir: run_dir.to_path_buf(),
+            problems,
+        });
+    }
     let mut existing_manifest = None;
     files.retain(|f| {
         if f.rel == MANIFEST_NAME {
@@ -385,9 +393,9 @@ fn seal_impl(
             return Err(BundleError::StaleManifest { path: p });
         }
     }
-    let abs: HashMap<&str, &Path> = files
+    let abs: HashMap<&str, (&Path, manifest::FileStat)> = files
         .iter()
-        .map(|f| (f.rel.as_str(), f.abs.as_path()))
+        .map(|f| (f.rel.as_str(), (f.abs.as_path(), f.stat)))
         .collect();
 
     // Pass 2: archive.
@@ -410,13 +418,23 @@ fn seal_impl(
     .map_err(io_err(out))?;
     let mut buf = vec![0u8; READ_BUFFER];
     for e in m.entries() {
-        let src = abs[e.path.as_str()];
+        let (src, stat) = abs[e.path.as_str()];
         let size = e.size.expect("built manifests carry sizes");
         let changed = |reason: String| BundleError::ChangedWhileSealing {
             path: src.to_path_buf(),
             reason,
         };
         let mut f = File::open(src).map_err(io_err(src))?;
+        {
+            // The file opened is the one listed (not a link swapped in since).
+            use std::os::unix::fs::MetadataExt;
+            let m = f.metadata().map_err(io_err(src))?;
+            if !m.is_file() || m.dev() != stat.dev || m.ino() != stat.ino {
+                return Err(changed(
+                    "replaced by another file or a link since it was listed".into(),
+                ));
+            }
+        }
         write_file_header(&mut gz, &format!("{root}/{}", e.path), size, mtime)
             .map_err(io_err(out))?;
         let mut h = Hasher::new();

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use proofpack::bundle::{self, SealOptions, DEFAULT_LEVEL};
-use proofpack::report::EXIT_OK;
+use proofpack::report::{EXIT_FAILED, EXIT_OK};
 
 use super::{human_bytes, human_rate, Ui};
 
@@ -54,9 +54,19 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
         None => None,
     };
     let progress = ui.bytes_progress("sealing");
-    let s = match &key {
-        Some((k, at)) => bundle::seal_signed(&a.run_dir, &a.output, &opts, k, at, &progress)?,
-        None => bundle::seal(&a.run_dir, &a.output, &opts, &progress)?,
+    let sealed = match &key {
+        Some((k, at)) => bundle::seal_signed(&a.run_dir, &a.output, &opts, k, at, &progress),
+        None => bundle::seal(&a.run_dir, &a.output, &opts, &progress),
+    };
+    let s = match sealed {
+        Ok(s) => s,
+        // The run holds evidence that a bundle cannot carry faithfully:
+        // that is a verdict on the evidence (exit 1), not a tool failure.
+        Err(e @ bundle::BundleError::Unsealable { .. }) => {
+            ui.error(&anyhow::Error::new(e));
+            return Ok(EXIT_FAILED);
+        }
+        Err(e) => return Err(e.into()),
     };
     let seal_file = key.as_ref().map(|_| bundle::seal_path(&a.output));
     let v = serde_json::json!({

@@ -11,7 +11,7 @@ use proofpack::qualify::attested::TrustVerifier;
 use proofpack::qualify::bundled::{verify_bundle_file, SealRequest};
 use proofpack::qualify::schema::{Pins, MAX_SMALL_FILE};
 use proofpack::qualify::{self, table, Options, Verification};
-use proofpack::report::{Check, Report};
+use proofpack::report::Check;
 
 use super::bundle_args::LimitArgs;
 use super::{describe, Ui};
@@ -191,33 +191,6 @@ fn mark(ui: &Ui, c: &Check) -> String {
     }
 }
 
-/// The verdict line.
-pub fn verdict(report: &Report, pinned: bool) -> String {
-    let s = report.summary;
-    let total = report.checks.len();
-    let structure_only = report
-        .get("qualification.schema")
-        .is_some_and(|c| c.ok.is_none());
-    if s.failed > 0 {
-        format!("FAILED: {} of {} checks failed", s.failed, total)
-    } else if structure_only {
-        format!(
-            "VERIFIED (structure only): the bundle is intact ({} checks passed); no qualification was verified (--structure-only)",
-            s.passed
-        )
-    } else if !pinned {
-        format!(
-            "VERIFIED (unpinned): the run is internally consistent ({} checks passed, {} skipped), but nothing was compared with published pins; pass --pins",
-            s.passed, s.skipped
-        )
-    } else {
-        format!(
-            "VERIFIED: {} checks passed, {} skipped",
-            s.passed, s.skipped
-        )
-    }
-}
-
 fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
     let r = &v.report;
     println!("{}", bold(ui, &format!("proofpack verify {}", r.target)));
@@ -263,7 +236,7 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
         println!("  {} {}  {}", mark(ui, c), c.id, detail);
     }
     println!();
-    let line = verdict(r, v.pinned);
+    let line = qualify::verdict::verdict(v).line;
     if r.ok {
         println!("{}", ui.green(&bold(ui, &line)));
     } else {

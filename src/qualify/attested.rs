@@ -3,8 +3,9 @@
 //! The qualification checks state what an attestation must say; this
 //! adapter asks the attest layer whether a signature by a key trusted for
 //! `engine` holds, and hands the verified Statement's facts back. A
-//! signature by a key trusted only for `release`, or by no trusted key, is
-//! an error here, never a pass.
+//! signature by a key trusted only for `release`, by no trusted key, or
+//! (v1.1) by an engine key restricted to other engine ids, is an error
+//! here, never a pass.
 
 use super::{AttestedEngine, EngineAttestationVerifier, EngineFacts};
 use crate::attest::{verify_envelope, EnginePredicate};
@@ -17,7 +18,12 @@ pub struct TrustVerifier<'a> {
 }
 
 impl EngineAttestationVerifier for TrustVerifier<'_> {
-    fn verify_engine(&self, envelope: &[u8], _origin: &str) -> Result<AttestedEngine, String> {
+    fn verify_engine(
+        &self,
+        envelope: &[u8],
+        _origin: &str,
+        engine_id: &str,
+    ) -> Result<AttestedEngine, String> {
         let trusted = self.trust.keys_for(Role::Engine).count();
         if trusted == 0 {
             return Err("the trust file has no key trusted for the engine role".into());
@@ -31,13 +37,32 @@ impl EngineAttestationVerifier for TrustVerifier<'_> {
                 .replace("\n  ", " ")
                 .replace('\n', " ")
         })?;
+        // A key restricted to other engines does not count for this one.
+        let (allowed, refused): (Vec<&String>, Vec<&String>) = v.signers().iter().partition(|id| {
+            self.trust
+                .get(id)
+                .is_some_and(|k| k.allows_engine(engine_id))
+        });
+        if allowed.is_empty() {
+            let which: Vec<String> = refused
+                .iter()
+                .filter_map(|id| self.trust.get(id))
+                .map(|k| {
+                    format!(
+                        "{} may attest only for {}",
+                        k.describe(),
+                        k.engines.as_deref().unwrap_or_default().join(", ")
+                    )
+                })
+                .collect();
+            return Err(format!(
+                "signed only by engine keys restricted to other engines than {engine_id}: {}",
+                which.join("; ")
+            ));
+        }
         let st = v.get();
         let predicate = EnginePredicate::from_statement(st)
-            .map(|p| EngineFacts {
-                id: p.engine.id.clone(),
-                model: p.model.clone(),
-                image: Some(p.engine.image.clone()),
-            })
+            .map(|p| EngineFacts::from_predicate(&p))
             .map_err(|e| e.to_string());
         Ok(AttestedEngine {
             predicate_type: st.predicate_type.clone(),
@@ -47,7 +72,7 @@ impl EngineAttestationVerifier for TrustVerifier<'_> {
                 .map(|s| (s.name.clone(), s.digest))
                 .collect(),
             predicate,
-            signers: v.signers().to_vec(),
+            signers: allowed.into_iter().cloned().collect(),
         })
     }
 }

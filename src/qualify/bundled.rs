@@ -16,6 +16,7 @@ use std::path::Path;
 
 use super::evidence::{Collector, Plan};
 use super::schema::MAX_SMALL_FILE;
+use super::verdict::SealState;
 use super::{
     check_qualification, evaluate, unverifiable_rest, Options, QualifyError, Verification,
     QUALIFICATION_FILE,
@@ -54,12 +55,14 @@ struct Pass2<'a, 'p> {
 }
 
 impl EntryVisitor for Pass2<'_, '_> {
-    fn wants(&mut self, rel: &str) -> bool {
-        self.collector.wants(rel)
+    fn wants(&mut self, _rel: &str) -> bool {
+        // Every file: the evidence is read, every other file is sniffed for
+        // records of undeclared points.
+        true
     }
     fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
         self.seen.insert(rel.to_string());
-        self.collector.visit(rel, content)
+        self.collector.offer(rel, content)
     }
 }
 
@@ -98,12 +101,20 @@ pub fn verify_bundle_file(
     let pass1 = verify_bundle(path, limits, Some(&mut grab), progress)?;
     let mut report = Report::new(path.display().to_string());
     report.extend(pass1.report.clone());
-    let seal_result = seal_check(path, seal.path, seal.trust, seal.require, &pass1)?;
+    let seal_outcome = seal_check(path, seal.path, seal.trust, seal.require, &pass1)?;
+    let seal_state = match (seal_outcome.present, seal_outcome.signature_checked) {
+        (false, _) => SealState::Absent,
+        (true, false) => SealState::NotChecked,
+        (true, true) => SealState::Checked,
+    };
+    let seal_checks = seal_outcome.checks;
     if seal.structure_only {
         // Asked for the bundle's structure (and seal) only: said plainly in
         // the report and the verdict. A `bundle` pin is still compared with
         // the bytes; every other pin needs the qualification and fails.
-        report.push(seal_result);
+        for c in seal_checks {
+            report.push(c);
+        }
         report.push(Check::skip(
             "qualification.schema",
             "--structure-only: the qualification was not verified, only the bundle's structure and seal",
@@ -135,6 +146,8 @@ pub fn verify_bundle_file(
             bundle_sha256: pass1.bundle_sha256,
             manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
             root: pass1.root.clone(),
+            structure_only: true,
+            seal: seal_state,
         });
     }
     let qbytes = grab.bytes.unwrap_or_else(|| {
@@ -146,7 +159,9 @@ pub fn verify_bundle_file(
     // the bundle's checks stay together.
     let mut qreport = Report::new("");
     let Some(q) = check_qualification(&mut qreport, qbytes.as_deref().map_err(Clone::clone)) else {
-        report.push(seal_result);
+        for c in seal_checks {
+            report.push(c);
+        }
         report.extend(qreport);
         unverifiable_rest(&mut report, opts);
         let pinned = opts.pins.is_some();
@@ -158,6 +173,8 @@ pub fn verify_bundle_file(
             bundle_sha256: pass1.bundle_sha256,
             manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
             root: pass1.root.clone(),
+            structure_only: false,
+            seal: seal_state,
         });
     };
     let plan = Plan::new(q, opts.pins);
@@ -186,7 +203,9 @@ pub fn verify_bundle_file(
             pass2.bundle_sha256.map(|d| d.to_hex()).unwrap_or_default(),
         ),
     );
-    report.push(seal_result);
+    for c in seal_checks {
+        report.push(c);
+    }
     report.extend(qreport);
     if !stable {
         unverifiable_rest(&mut report, opts);
@@ -199,6 +218,8 @@ pub fn verify_bundle_file(
             bundle_sha256: pass1.bundle_sha256,
             manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
             root: pass1.root.clone(),
+            structure_only: false,
+            seal: seal_state,
         });
     }
     // A file the plan names but the bundle lacks.
@@ -209,6 +230,7 @@ pub fn verify_bundle_file(
         .chain(plan.journals.keys())
         .chain(plan.attestations.iter())
         .chain(plan.pin_paths.iter())
+        .chain(plan.plan_file.iter())
     {
         if !seen.contains(rel) {
             unusable.insert(rel.clone(), "not in the bundle".to_string());
@@ -232,5 +254,7 @@ pub fn verify_bundle_file(
         bundle_sha256: pass1.bundle_sha256,
         manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
         root: pass1.root.clone(),
+        structure_only: false,
+        seal: seal_state,
     })
 }

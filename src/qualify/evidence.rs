@@ -34,6 +34,8 @@ pub struct Plan {
     pub attestations: BTreeSet<String>,
     /// Paths named by pins.
     pub pin_paths: BTreeSet<String>,
+    /// The benchmark plan (v1.1), when the qualification names one.
+    pub plan_file: Option<String>,
 }
 
 impl Plan {
@@ -53,6 +55,7 @@ impl Plan {
             .map(|p| p.pins.iter().filter_map(|p| p.path.clone()).collect())
             .unwrap_or_default();
         Plan {
+            plan_file: q.plan.clone(),
             q,
             clients,
             journals,
@@ -80,6 +83,26 @@ pub struct Collected {
     pub clients: BTreeMap<usize, ClientSummary>,
     /// Journal path -> what it holds.
     pub journals: BTreeMap<String, JournalSummary>,
+    /// Files that no point declares but that hold client records or
+    /// journal events (v1.1), with the point their first record names.
+    pub undeclared: BTreeMap<String, String>,
+    /// Paths read as evidence or sniffed (every regular file offered).
+    pub offered: u64,
+}
+
+/// Longest first line read to tell whether an undeclared file holds records.
+pub const SNIFF_BYTES: u64 = 64 << 10;
+
+/// The point named by a line that looks like a client record or a journal
+/// event (a JSON object with string `request_id` and `point`), if it does.
+pub fn records_point(first_line: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(first_line).ok()?;
+    let o = v.as_object()?;
+    o.get("request_id")?.as_str()?;
+    let point = o.get("point")?.as_str()?;
+    let is_client = o.contains_key("sent_at") || o.contains_key("status");
+    let is_event = o.contains_key("event") || o.contains_key("at");
+    (is_client || is_event).then(|| point.to_string())
 }
 
 /// Reads the files a [`Plan`] needs as they are offered.
@@ -111,13 +134,45 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// True if verification reads `rel`.
+    /// True if verification reads `rel` as evidence (every other file is
+    /// only sniffed for undeclared records, see [`Collector::sniff`]).
     pub fn wants(&self, rel: &str) -> bool {
         self.plan.clients.contains_key(rel)
             || self.plan.journals.contains_key(rel)
             || self.plan.attestations.contains(rel)
             || self.plan.pin_paths.contains(rel)
+            || self.plan.plan_file.as_deref() == Some(rel)
             || is_manifest_file(rel)
+    }
+
+    /// Reads the first line of a file verification does not otherwise read
+    /// and notes it when it holds client records or journal events: records
+    /// of a point that `qualification.json` does not declare (or a second
+    /// file for a declared one) are evidence left out of the table.
+    pub fn sniff(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        self.out.offered += 1;
+        if rel == super::QUALIFICATION_FILE {
+            return Ok(());
+        }
+        let mut head = Vec::new();
+        content.take(SNIFF_BYTES).read_to_end(&mut head)?;
+        let first = head.split(|b| *b == b'\n').next().unwrap_or(&[]);
+        let first = first.strip_suffix(b"\r").unwrap_or(first);
+        if let Some(point) = records_point(first) {
+            self.out.undeclared.insert(rel.to_string(), point);
+        }
+        Ok(())
+    }
+
+    /// Offers one file: read as evidence when [`Collector::wants`] it,
+    /// sniffed otherwise.
+    pub fn offer(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        if self.wants(rel) {
+            self.out.offered += 1;
+            self.visit(rel, content)
+        } else {
+            self.sniff(rel, content)
+        }
     }
 
     /// Consumes one file. `Err` only on I/O errors; malformed content is
@@ -141,7 +196,10 @@ impl<'a> Collector<'a> {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let s = read_journal(&mut r, rel, &names)?;
             self.out.journals.insert(rel.to_string(), s);
-        } else if self.plan.attestations.contains(rel) || is_manifest_file(rel) {
+        } else if self.plan.attestations.contains(rel)
+            || is_manifest_file(rel)
+            || self.plan.plan_file.as_deref() == Some(rel)
+        {
             let mut buf = Vec::new();
             (&mut r).take(MAX_CAPTURED + 1).read_to_end(&mut buf)?;
             if buf.len() as u64 > MAX_CAPTURED {
@@ -170,6 +228,9 @@ pub enum RunDirError {
         #[source]
         source: io::Error,
     },
+    /// Listing the run directory failed.
+    #[error(transparent)]
+    Scan(#[from] crate::manifest::ManifestError),
 }
 
 /// Why a run-directory file cannot be used as evidence.
@@ -181,8 +242,9 @@ pub enum Unusable {
     NotRegular(String),
 }
 
-/// Opens `rel` under `root` if it is a regular file that resolves inside the
-/// root (symlinks that escape are refused).
+/// Opens `rel` under `root` if it is a regular file inside the root reached
+/// without any symlink (v1.1: a run directory holds regular files only, the
+/// same rule `seal` applies).
 pub fn open_in_root(root: &Path, rel: &str) -> Result<Result<fs::File, Unusable>, RunDirError> {
     if let Err(why) = validate_path(rel) {
         return Ok(Err(Unusable::NotRegular(why)));
@@ -195,6 +257,11 @@ pub fn open_in_root(root: &Path, rel: &str) -> Result<Result<fs::File, Unusable>
     match fs::symlink_metadata(&path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Err(Unusable::Missing)),
         Err(e) => return Ok(Err(Unusable::NotRegular(e.to_string()))),
+        Ok(m) if m.file_type().is_symlink() => {
+            return Ok(Err(Unusable::NotRegular(
+                "a symlink (a run directory holds regular files only)".into(),
+            )))
+        }
         Ok(_) => {}
     }
     let canon_root = fs::canonicalize(root).map_err(|e| io_err(root, e))?;
@@ -205,9 +272,9 @@ pub fn open_in_root(root: &Path, rel: &str) -> Result<Result<fs::File, Unusable>
         }
         Err(e) => return Err(io_err(&path, e)),
     };
-    if !canon.starts_with(&canon_root) {
+    if canon != canon_root.join(rel) {
         return Ok(Err(Unusable::NotRegular(format!(
-            "resolves outside the run directory, to {}",
+            "reached through a symlinked directory (it resolves to {}); a run directory holds regular files only",
             canon.display()
         ))));
     }
@@ -218,48 +285,73 @@ pub fn open_in_root(root: &Path, rel: &str) -> Result<Result<fs::File, Unusable>
     fs::File::open(&canon).map(Ok).map_err(|e| io_err(&path, e))
 }
 
-/// Feeds a collector every file it wants from a run directory. Returns the
-/// paths that could not be used (missing, not regular, escaping the root).
+/// What a pass over a run directory found besides the evidence.
+#[derive(Debug, Default)]
+pub struct RunDirScan {
+    /// Files the plan needs that could not be used, and why.
+    pub unusable: BTreeMap<String, Unusable>,
+    /// Paths of the tree that are not regular files inside it (symlinks,
+    /// special files, hard links to outside, unlistable names), with why.
+    pub tree_problems: Vec<(String, String)>,
+    /// Regular files found.
+    pub files: u64,
+}
+
+/// Feeds a collector every regular file of a run directory: the files it
+/// wants as evidence, every other one to be sniffed. The whole tree is
+/// listed under the rules `seal` applies ([`crate::manifest::scan_run_dir`]),
+/// so a run directory and its bundle get the same answer.
 pub fn collect_run_dir(
     root: &Path,
     collector: &mut Collector<'_>,
-) -> Result<BTreeMap<String, Unusable>, RunDirError> {
-    let mut wanted: BTreeSet<String> = BTreeSet::new();
+) -> Result<RunDirScan, RunDirError> {
+    let (found, tree_problems) = crate::manifest::scan_run_dir(root)?;
     let plan = collector.plan;
+    let mut wanted: BTreeSet<String> = BTreeSet::new();
     wanted.extend(plan.clients.keys().cloned());
     wanted.extend(plan.journals.keys().cloned());
     wanted.extend(plan.attestations.iter().cloned());
     wanted.extend(plan.pin_paths.iter().cloned());
-    let mdir = root.join("manifests");
-    if let Ok(rd) = fs::read_dir(&mdir) {
-        for e in rd {
-            let e = e.map_err(|source| RunDirError::Io {
-                path: mdir.clone(),
-                source,
-            })?;
-            if let Some(name) = e.file_name().to_str() {
-                wanted.insert(format!("manifests/{name}"));
-            }
+    wanted.extend(plan.plan_file.iter().cloned());
+    let mut scan = RunDirScan {
+        files: found.len() as u64,
+        tree_problems,
+        ..Default::default()
+    };
+    for f in &found {
+        let rel = f.rel.as_str();
+        if wanted.contains(rel) || is_manifest_file(rel) {
+            continue;
+        }
+        if let Ok(mut file) = open_in_root(root, rel)? {
+            collector
+                .sniff(rel, &mut file)
+                .map_err(|source| RunDirError::Io {
+                    path: root.join(rel),
+                    source,
+                })?;
         }
     }
-    let mut unusable = BTreeMap::new();
+    for f in &found {
+        if is_manifest_file(&f.rel) {
+            wanted.insert(f.rel.clone());
+        }
+    }
     for rel in wanted {
         match open_in_root(root, &rel)? {
-            Ok(mut f) => collector
-                .visit(&rel, &mut f)
-                .map_err(|source| RunDirError::Io {
-                    path: root.join(&rel),
-                    source,
-                })?,
+            Ok(mut f) => {
+                collector.out.offered += 1;
+                collector
+                    .visit(&rel, &mut f)
+                    .map_err(|source| RunDirError::Io {
+                        path: root.join(&rel),
+                        source,
+                    })?
+            }
             Err(u) => {
-                if !(is_manifest_file(&rel)
-                    && matches!(u, Unusable::NotRegular(_))
-                    && root.join(&rel).is_dir())
-                {
-                    unusable.insert(rel, u);
-                }
+                scan.unusable.insert(rel, u);
             }
         }
     }
-    Ok(unusable)
+    Ok(scan)
 }

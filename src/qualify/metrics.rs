@@ -51,6 +51,9 @@ pub struct PointMetrics {
     pub cancelled: u64,
     /// Latest finish minus earliest send over non-warmup requests, seconds.
     pub window_s: Option<f64>,
+    /// The send rate of the non-warmup requests, requests/s: requests minus
+    /// one over the span of their send times (v1.1).
+    pub measured_rate: Option<f64>,
     /// ok / window.
     pub completed_rate: Option<f64>,
     /// Output tokens of ok requests / window.
@@ -71,6 +74,7 @@ pub const PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
 pub struct MetricsAccumulator {
     m: PointMetrics,
     first_sent: Option<f64>,
+    last_sent: Option<f64>,
     last_finished: Option<f64>,
     output_tokens_ok: u128,
     ttft: Vec<f64>,
@@ -95,6 +99,7 @@ impl MetricsAccumulator {
         use super::schema::Status;
         self.m.measured += 1;
         self.first_sent = Some(self.first_sent.map_or(sent_at, |f| f.min(sent_at)));
+        self.last_sent = Some(self.last_sent.map_or(sent_at, |l| l.max(sent_at)));
         if let Some(fin) = finished_at {
             self.last_finished = Some(self.last_finished.map_or(fin, |l| l.max(fin)));
         }
@@ -136,6 +141,11 @@ impl MetricsAccumulator {
                 self.m.window_s = Some(w);
                 self.m.completed_rate = Some(self.m.ok as f64 / w);
                 self.m.output_throughput = Some(self.output_tokens_ok as f64 / w);
+            }
+        }
+        if let (Some(a), Some(b)) = (self.first_sent, self.last_sent) {
+            if self.m.measured >= 2 && b > a {
+                self.m.measured_rate = Some((self.m.measured - 1) as f64 / (b - a));
             }
         }
         self.ttft.sort_by(f64::total_cmp);

@@ -19,23 +19,29 @@
 
 pub mod attested;
 pub mod bundled;
+pub mod engines;
 pub mod evidence;
 pub mod metrics;
 pub mod pins;
+pub mod plan;
+pub mod point;
 pub mod records;
 pub mod schema;
 pub mod table;
+pub mod verdict;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use serde_json::json;
 
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 use evidence::{collect_run_dir, open_in_root, Collected, Collector, Plan, Unusable};
 use metrics::PointMetrics;
-use schema::{Claim, Pins, Qualification, Status};
+use plan::{Arrival, BenchmarkPlan};
+use schema::{Pins, Qualification};
+
+/// The predicate type of engine attestations (spec section 4).
+pub const ENGINE_PREDICATE_TYPE: &str = crate::attest::ENGINE_PREDICATE_TYPE;
 
 /// The file every run root holds.
 pub const QUALIFICATION_FILE: &str = "qualification.json";
@@ -76,17 +82,59 @@ pub struct AttestedEngine {
 pub struct EngineFacts {
     /// `predicate.engine.id`.
     pub id: String,
+    /// `predicate.engine.name`.
+    pub name: String,
+    /// `predicate.engine.version`.
+    pub version: String,
     /// `predicate.model`.
     pub model: String,
     /// `predicate.engine.image` (`sha256:<hex>`).
     pub image: Option<String>,
+    /// `predicate.host`.
+    pub host: String,
+    /// `predicate.accelerator.name`.
+    pub accelerator: String,
+    /// `predicate.accelerator.count`.
+    pub accelerator_count: u64,
+    /// `predicate.parallelism`.
+    pub parallelism: BTreeMap<String, u64>,
+    /// `predicate.launched_at` as written.
+    pub launched_at: String,
+    /// `predicate.launched_at` in unix seconds.
+    pub launched_unix: f64,
+}
+
+impl EngineFacts {
+    /// The facts of a checked engine predicate.
+    pub fn from_predicate(p: &crate::attest::EnginePredicate) -> EngineFacts {
+        EngineFacts {
+            id: p.engine.id.clone(),
+            name: p.engine.name.clone(),
+            version: p.engine.version.clone(),
+            model: p.model.clone(),
+            image: Some(p.engine.image.clone()),
+            host: p.host.clone(),
+            accelerator: p.accelerator.name.clone(),
+            accelerator_count: p.accelerator.count,
+            parallelism: p.parallelism.clone(),
+            launched_at: p.launched_at.clone(),
+            // The predicate was validated, so the time parses.
+            launched_unix: crate::timefmt::parse_rfc3339_utc(&p.launched_at).unwrap_or(f64::MAX),
+        }
+    }
 }
 
 /// Verifies a DSSE envelope under keys trusted for the `engine` role.
 pub trait EngineAttestationVerifier {
-    /// `Err` is an evidence failure (bad signature, untrusted key,
-    /// malformed envelope), explained for the report.
-    fn verify_engine(&self, envelope: &[u8], origin: &str) -> Result<AttestedEngine, String>;
+    /// `Err` is an evidence failure (bad signature, untrusted key, a key
+    /// restricted to other engines than `engine_id`, malformed envelope),
+    /// explained for the report.
+    fn verify_engine(
+        &self,
+        envelope: &[u8],
+        origin: &str,
+        engine_id: &str,
+    ) -> Result<AttestedEngine, String>;
 }
 
 /// What the auditor brings.
@@ -105,6 +153,8 @@ pub struct PointRow {
     pub name: String,
     /// Offered rate as declared.
     pub offered_rate: f64,
+    /// Send rate measured from the records (v1.1).
+    pub measured_rate: Option<f64>,
     /// Declared measured requests.
     pub requests: u64,
     /// Recomputed metrics.
@@ -128,6 +178,10 @@ pub struct Verification {
     pub manifest_digest: Option<Sha256Digest>,
     /// The bundle's top-level directory (bundles only).
     pub root: Option<String>,
+    /// Only the bundle's structure (and seal) was verified.
+    pub structure_only: bool,
+    /// What became of the release seal.
+    pub seal: verdict::SealState,
 }
 
 /// Parses `qualification.json` into the report (`qualification.schema`).
@@ -157,7 +211,7 @@ pub fn check_qualification(
 }
 
 /// Why a file of the run cannot be used, if it cannot.
-fn file_problem(
+pub(crate) fn file_problem(
     rel: &str,
     collected: &Collected,
     unusable: &BTreeMap<String, String>,
@@ -174,8 +228,9 @@ fn file_problem(
     None
 }
 
-/// Runs every check after the evidence pass: attestations, pins, points.
-/// `bundle_digest` is the SHA-256 of the .tgz when a bundle is verified.
+/// Runs every check after the evidence pass: the benchmark plan,
+/// attestations, pins, undeclared records, points. `bundle_digest` is the
+/// SHA-256 of the .tgz when a bundle is verified.
 pub fn evaluate(
     report: &mut Report,
     plan: &Plan,
@@ -185,38 +240,13 @@ pub fn evaluate(
     opts: &Options<'_>,
 ) -> Vec<PointRow> {
     let q = &plan.q;
-    // Engine attestations.
-    let mut attested: BTreeMap<String, Result<AttestedEngine, String>> = BTreeMap::new();
-    for e in &q.engines {
-        let id = format!("attestation:{}", e.id);
-        let got: Result<AttestedEngine, String> = if let Some(p) =
-            file_problem(&e.attestation, collected, unusable)
-        {
-            Err(p)
-        } else if let Some(bytes) = collected.small.get(&e.attestation) {
-            match opts.attestations {
-                None => Err("no --trust given: a signature that nobody trusts proves nothing; pass the trust roots with --trust".into()),
-                Some(v) => v.verify_engine(bytes, &e.attestation),
-            }
-        } else {
-            Err(format!("{}: not in the run", e.attestation))
-        };
-        match &got {
-            Ok(a) => report.push(Check::pass(
-                &id,
-                format!(
-                    "{}: signed by trusted engine key {}",
-                    e.attestation,
-                    a.signers.join(", ")
-                ),
-            )),
-            Err(why) => report.push(Check::fail(&id, format!("{}: {why}", e.attestation))),
-        }
-        attestation_subchecks(report, q, &e.id, &got);
-        attested.insert(e.id.clone(), got);
-    }
-    agreement_check(report, q, &attested);
-    // Pins.
+    let arrival = plan_checks(report, plan, collected, unusable);
+    let first_request = collected
+        .clients
+        .values()
+        .filter_map(|c| c.first_sent)
+        .reduce(f64::min);
+    let attested = engines::check_engines(report, q, collected, unusable, first_request, opts);
     match opts.pins {
         None => report.push(Check::skip(
             "pin:*",
@@ -224,13 +254,14 @@ pub fn evaluate(
         )),
         Some(p) => pins::check_pins(report, p, q, collected, unusable, bundle_digest, &attested),
     }
-    // Points.
+    report.push(undeclared_check(plan, collected));
     let mut rows = Vec::new();
     for (i, p) in q.points.iter().enumerate() {
-        if let Some(m) = point_checks(report, q, i, collected, unusable) {
+        if let Some(m) = point::point_checks(report, q, i, collected, unusable, arrival) {
             rows.push(PointRow {
                 name: p.name.clone(),
                 offered_rate: p.offered_rate,
+                measured_rate: m.measured_rate,
                 requests: p.requests,
                 metrics: m,
             });
@@ -239,514 +270,98 @@ pub fn evaluate(
     rows
 }
 
-/// The engines of one fleet must have run the same thing: every required
-/// subject carries one digest across all verified attestations. (With pins,
-/// each is also compared with the published value; without pins this is
-/// what keeps an unpinned verdict internally consistent.)
-fn agreement_check(
+/// `qualification.plan`, `plan.points`, `plan.slo`. Returns the arrival
+/// process the plan states (Poisson when it cannot be read).
+fn plan_checks(
     report: &mut Report,
-    q: &Qualification,
-    attested: &BTreeMap<String, Result<AttestedEngine, String>>,
-) {
-    let id = "attestations.agree";
-    let verified: Vec<(&String, &AttestedEngine)> = attested
-        .iter()
-        .filter_map(|(e, a)| a.as_ref().ok().map(|a| (e, a)))
-        .collect();
-    if verified.len() < attested.len() {
-        report.push(Check::not_checkable(
-            id,
-            "not every engine attestation verified",
-        ));
-        return;
-    }
-    let mut disagree = Vec::new();
-    for subject in &q.required_subjects {
-        let mut seen: BTreeMap<Sha256Digest, Vec<&str>> = BTreeMap::new();
-        for (engine, a) in &verified {
-            if let Some((_, d)) = a.subjects.iter().find(|(n, _)| n == subject) {
-                seen.entry(*d).or_default().push(engine.as_str());
-            }
-        }
-        if seen.len() > 1 {
-            let parts: Vec<String> = seen
-                .iter()
-                .map(|(d, es)| format!("{} by {}", d, es.join(", ")))
-                .collect();
-            disagree.push(format!("{subject}: {}", parts.join(" vs ")));
-        }
-    }
-    report.push(if disagree.is_empty() {
-        Check::pass(
-            id,
-            format!(
-                "all {} engines attest the same {}",
-                verified.len(),
-                q.required_subjects.join(", ")
-            ),
-        )
-    } else {
-        Check::fail(
-            id,
-            format!(
-                "the engines attest different inputs: {}",
-                disagree.join("; ")
-            ),
-        )
-    });
-}
-
-fn attestation_subchecks(
-    report: &mut Report,
-    q: &Qualification,
-    engine: &str,
-    got: &Result<AttestedEngine, String>,
-) {
-    let base = format!("attestation:{engine}");
-    let names = ["predicate_type", "subjects", "engine_id", "model", "image"];
-    let a = match got {
-        Ok(a) => a,
-        Err(_) => {
-            for n in names {
-                report.push(Check::not_checkable(
-                    format!("{base}.{n}"),
-                    "the attestation did not verify",
-                ));
-            }
-            return;
-        }
-    };
-    report.push(
-        Check::outcome(
-            format!("{base}.predicate_type"),
-            a.predicate_type == ENGINE_PREDICATE_TYPE,
-            "predicateType is the engine attestation type",
-        )
-        .with_values(ENGINE_PREDICATE_TYPE, a.predicate_type.clone()),
-    );
-    let missing: Vec<&String> = q
-        .required_subjects
-        .iter()
-        .filter(|s| !a.subjects.iter().any(|(n, _)| n == *s))
-        .collect();
-    let have: Vec<&String> = a.subjects.iter().map(|(n, _)| n).collect();
-    report.push(if missing.is_empty() {
-        Check::pass(
-            format!("{base}.subjects"),
-            format!(
-                "carries every required subject ({})",
-                q.required_subjects.join(", ")
-            ),
-        )
-    } else {
-        Check::fail(
-            format!("{base}.subjects"),
-            format!(
-                "missing required subject(s) {}",
-                missing
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-        .with_values(json!(q.required_subjects), json!(have))
-    });
-    match &a.predicate {
-        Err(why) => {
-            for n in ["engine_id", "model", "image"] {
-                report.push(Check::not_checkable(
-                    format!("{base}.{n}"),
-                    format!("engine predicate unreadable: {why}"),
-                ));
-            }
-        }
-        Ok(f) => {
-            report.push(
-                Check::outcome(
-                    format!("{base}.engine_id"),
-                    f.id == engine,
-                    "predicate.engine.id equals the listed engine id",
-                )
-                .with_values(engine, f.id.clone()),
-            );
-            report.push(
-                Check::outcome(
-                    format!("{base}.model"),
-                    f.model == q.model,
-                    "predicate.model equals the qualification's model",
-                )
-                .with_values(q.model.clone(), f.model.clone()),
-            );
-            let subj = a
-                .subjects
-                .iter()
-                .find(|(n, _)| n == "engine-image")
-                .map(|(_, d)| d.prefixed());
-            report.push(match (&f.image, subj) {
-                (Some(img), Some(s)) => Check::outcome(
-                    format!("{base}.image"),
-                    img.eq_ignore_ascii_case(&s),
-                    "predicate.engine.image equals the engine-image subject",
-                )
-                .with_values(s, img.clone()),
-                _ => Check::skip(
-                    format!("{base}.image"),
-                    "predicate.engine.image and an engine-image subject are not both present; not compared",
-                ),
-            });
-        }
-    }
-}
-
-/// The predicate type of engine attestations (spec section 4).
-pub const ENGINE_PREDICATE_TYPE: &str = "urn:proofpack:predicate:engine:v1";
-
-fn point_checks(
-    report: &mut Report,
-    q: &Qualification,
-    i: usize,
+    plan: &Plan,
     collected: &Collected,
     unusable: &BTreeMap<String, String>,
-) -> Option<PointMetrics> {
-    let p = &q.points[i];
-    let base = format!("point:{}", p.name);
-    let id = |s: &str| format!("{base}.{s}");
-    const AFTER_RECORDS: [&str; 6] = [
-        "count",
-        "warmup",
-        "unique_ids",
-        "journal.terminal",
-        "journal.orphans",
-        "status",
-    ];
-    let client = match (
-        file_problem(&p.client_records, collected, unusable),
-        collected.clients.get(&i),
-    ) {
-        (None, Some(c)) => c,
-        (problem, _) => {
-            let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.client_records));
-            report.push(Check::fail(id("records"), why));
-            for n in AFTER_RECORDS {
-                report.push(Check::not_checkable(
-                    id(n),
-                    "the client records could not be read",
-                ));
-            }
-            claim_checks_unavailable(report, &base, p);
-            return None;
+) -> Arrival {
+    let q = &plan.q;
+    let id = "qualification.plan";
+    let Some(path) = &plan.plan_file else {
+        report.push(Check::fail(
+            id,
+            "qualification.json names no benchmark plan (\"plan\", v1.1): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
+        ));
+        for n in ["plan.points", "plan.slo"] {
+            report.push(Check::not_checkable(
+                n,
+                "no benchmark plan is named (see qualification.plan)",
+            ));
         }
+        return Arrival::Poisson;
     };
-    report.push(if client.problems.is_empty() {
-        Check::pass(
-            id("records"),
-            format!(
-                "{}: {} records, all well-formed",
-                p.client_records, client.records
-            ),
-        )
-    } else {
-        Check::fail(
-            id("records"),
-            format!(
-                "{}: {} malformed record(s): {}",
-                p.client_records,
-                client.problems.count,
-                client.problems.summary()
-            ),
-        )
-    });
-    let want = p.requests + p.warmup;
-    report.push(
-        Check::outcome(
-            id("count"),
-            client.records == want,
-            format!(
-                "{}: requests + warmup = {} + {} client records",
-                p.client_records, p.requests, p.warmup
-            ),
-        )
-        .with_values(want, client.records),
-    );
-    report.push(
-        Check::outcome(
-            id("warmup"),
-            client.warmups == p.warmup,
-            format!("{}: records marked warmup", p.client_records),
-        )
-        .with_values(p.warmup, client.warmups),
-    );
-    report.push(if client.duplicates.is_empty() {
-        Check::pass(
-            id("unique_ids"),
-            format!(
-                "{}: {} distinct request ids",
-                p.client_records,
-                client.ids.len()
-            ),
-        )
-    } else {
-        Check::fail(
-            id("unique_ids"),
-            format!("duplicate {}", client.duplicates.summary()),
-        )
-        .with_values(client.records, client.ids.len() as u64)
-    });
-    // Journal join.
-    match (
-        file_problem(&p.journal, collected, unusable),
-        collected.journals.get(&p.journal),
+    let parsed = match (
+        file_problem(path, collected, unusable),
+        collected.small.get(path),
     ) {
-        (None, Some(j)) => {
-            let empty = Default::default();
-            let events = j.points.get(&p.name).unwrap_or(&empty);
-            let mut terminal = records::Problems::default();
-            let mut status = records::Problems::default();
-            let mut ids: Vec<(&String, &records::ClientId)> = client.ids.iter().collect();
-            ids.sort_by_key(|(_, c)| c.line);
-            for (rid, c) in ids {
-                match events.get(rid) {
-                    None => terminal.push(format!(
-                        "request {rid:?} ({}:{}) has no terminal event",
-                        p.client_records, c.line
-                    )),
-                    Some(t) if t.count == 0 => terminal.push(format!(
-                        "request {rid:?} ({}:{}) has no terminal event in {}",
-                        p.client_records, c.line, p.journal
-                    )),
-                    Some(t) if t.count > 1 => terminal.push(format!(
-                        "request {rid:?} has {} terminal events ({}:{} and line {})",
-                        t.count, p.journal, t.lines[0], t.lines[1]
-                    )),
-                    Some(t) => {
-                        if t.status != Some(c.status) {
-                            status.push(format!(
-                                "request {rid:?}: client status {} ({}:{}), terminal status {} ({}:{})",
-                                c.status.as_str(),
-                                p.client_records,
-                                c.line,
-                                t.status.map_or("none", Status::as_str),
-                                p.journal,
-                                t.lines[0]
-                            ));
-                        }
-                    }
-                }
-            }
-            let mut orphans = records::Problems::default();
-            let mut orphan_list: Vec<(&String, u64)> = events
-                .iter()
-                .filter(|(rid, _)| !client.ids.contains_key(*rid))
-                .map(|(r, t)| (r, t.lines[0]))
-                .collect();
-            orphan_list.sort_by_key(|(_, l)| *l);
-            for (rid, line) in orphan_list {
-                orphans.push(format!(
-                    "request {rid:?} ({}:{line}) has no client record",
-                    p.journal
+        (Some(p), _) => Err(p),
+        (None, None) => Err(format!("{path}: not in the run")),
+        (None, Some(bytes)) => BenchmarkPlan::parse(bytes, path),
+    };
+    match parsed {
+        Err(why) => {
+            report.push(Check::fail(id, why));
+            for n in ["plan.points", "plan.slo"] {
+                report.push(Check::not_checkable(
+                    n,
+                    format!("the benchmark plan {path} cannot be read (see qualification.plan)"),
                 ));
             }
-            let jprob = if j.problems.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " ({} has {} malformed line(s): {})",
-                    p.journal,
-                    j.problems.count,
-                    j.problems.summary()
-                )
-            };
-            report.push(if terminal.is_empty() && j.problems.is_empty() {
-                Check::pass(
-                    id("journal.terminal"),
-                    format!("{}: exactly one terminal event per request", p.journal),
-                )
-            } else if terminal.is_empty() {
-                Check::fail(id("journal.terminal"), format!("journal malformed{jprob}"))
-            } else {
-                Check::fail(
-                    id("journal.terminal"),
-                    format!(
-                        "{} request(s) without exactly one terminal event: {}{jprob}",
-                        terminal.count,
-                        terminal.summary()
-                    ),
-                )
-                .with_values(1, terminal.count)
-            });
-            report.push(if orphans.is_empty() {
-                Check::pass(
-                    id("journal.orphans"),
-                    format!(
-                        "{}: every event of the point has a client record",
-                        p.journal
-                    ),
-                )
-            } else {
-                Check::fail(
-                    id("journal.orphans"),
-                    format!(
-                        "{} journal request id(s) without a client record: {}",
-                        orphans.count,
-                        orphans.summary()
-                    ),
-                )
-            });
-            report.push(if status.is_empty() {
-                Check::pass(
-                    id("status"),
-                    "every terminal status equals the client status",
-                )
-            } else {
-                Check::fail(
-                    id("status"),
-                    format!("{} status mismatch(es): {}", status.count, status.summary()),
-                )
-            });
+            Arrival::Poisson
         }
-        (problem, _) => {
-            let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.journal));
-            report.push(Check::fail(id("journal.terminal"), why.clone()));
-            report.push(Check::not_checkable(id("journal.orphans"), &why));
-            report.push(Check::not_checkable(id("status"), &why));
+        Ok(bp) => {
+            report.push(Check::pass(
+                id,
+                format!(
+                    "{path}: {} point(s), {} arrivals",
+                    bp.points.len(),
+                    bp.arrival.describe()
+                ),
+            ));
+            report.push(plan::points_check(q, &bp, path));
+            report.push(plan::slo_check(q, &bp, path));
+            bp.arrival
         }
     }
-    let m = &client.metrics;
-    claim_checks(report, &base, q, p, m, &client.breaches);
-    Some(m.clone())
 }
 
-fn claim_checks_unavailable(report: &mut Report, base: &str, p: &schema::Point) {
-    for (key, _) in claim_keys(&p.claims) {
-        report.push(Check::not_checkable(
-            format!("{base}.claim.{key}"),
-            "the client records could not be read",
+/// `run.undeclared`: no client records or journal events outside the
+/// declared points (v1.1).
+fn undeclared_check(plan: &Plan, collected: &Collected) -> Check {
+    let id = "run.undeclared";
+    let mut found = records::Problems::default();
+    for (path, point) in &collected.undeclared {
+        found.push(format!(
+            "{path} holds request records (its first names point {point:?}) but is no declared point's client records or journal"
         ));
     }
-    report.push(Check::not_checkable(
-        format!("{base}.within_limits"),
-        "the client records could not be read",
-    ));
-    report.push(Check::not_checkable(
-        format!("{base}.attainment"),
-        "the client records could not be read",
-    ));
-}
-
-/// Every claim key in report order, with the claim if published.
-fn claim_keys(c: &schema::Claims) -> Vec<(String, Option<&Claim>)> {
-    let mut v = vec![
-        ("completed_rate".to_string(), c.completed_rate.as_ref()),
-        (
-            "output_throughput".to_string(),
-            c.output_throughput.as_ref(),
-        ),
-    ];
-    for (group, pc) in [
-        ("ttft_s", c.ttft_s.as_ref()),
-        ("tpot_ms", c.tpot_ms.as_ref()),
-    ] {
-        v.push((format!("{group}.p50"), pc.and_then(|x| x.p50.as_ref())));
-        v.push((format!("{group}.p95"), pc.and_then(|x| x.p95.as_ref())));
-        v.push((format!("{group}.p99"), pc.and_then(|x| x.p99.as_ref())));
+    for j in collected.journals.values() {
+        for q in &j.undeclared.quoted {
+            found.push(q.clone());
+        }
+        found.count += j.undeclared.count - j.undeclared.quoted.len() as u64;
     }
-    v
-}
-
-/// The recomputed value for a claim key, and its unit for messages.
-fn recomputed(m: &PointMetrics, key: &str) -> (Option<f64>, &'static str) {
-    match key {
-        "completed_rate" => (m.completed_rate, "requests/s"),
-        "output_throughput" => (m.output_throughput, "tokens/s"),
-        "ttft_s.p50" => (m.ttft_s[0], "s"),
-        "ttft_s.p95" => (m.ttft_s[1], "s"),
-        "ttft_s.p99" => (m.ttft_s[2], "s"),
-        "tpot_ms.p50" => (m.tpot_ms[0], "ms"),
-        "tpot_ms.p95" => (m.tpot_ms[1], "ms"),
-        "tpot_ms.p99" => (m.tpot_ms[2], "ms"),
-        _ => (None, ""),
-    }
-}
-
-fn claim_checks(
-    report: &mut Report,
-    base: &str,
-    q: &Qualification,
-    p: &schema::Point,
-    m: &PointMetrics,
-    breaches: &records::Problems,
-) {
-    for (key, claim) in claim_keys(&p.claims) {
-        let id = format!("{base}.claim.{key}");
-        let Some(claim) = claim else {
-            report.push(Check::skip(
-                id,
-                "not claimed in qualification.json; not checked",
-            ));
-            continue;
-        };
-        let (value, unit) = recomputed(m, &key);
-        report.push(match value {
-            None => Check::fail(
-                id,
-                "no data: no ok requests (or no time window) to recompute this value from",
-            )
-            .with_values(claim.text.clone(), serde_json::Value::Null),
-            Some(v) => {
-                let holds = claim.holds(v);
-                let detail = format!(
-                    "recomputed {v:.6} {unit} {} published {} (tolerance {})",
-                    if holds {
-                        "rounds to"
-                    } else {
-                        "does not round to"
-                    },
-                    claim.text,
-                    format_tolerance(claim.decimals)
-                );
-                Check::outcome(id, holds, detail).with_values(claim.text.clone(), v)
-            }
-        });
-    }
-    let slo = &q.slo;
-    let rule = format!(
-        "non-warmup ok requests with TTFT <= {} s and TPOT <= {} s (TTFT alone when output_tokens <= 1)",
-        slo.ttft_s, slo.tpot_s
-    );
-    let outside = if breaches.is_empty() {
-        String::new()
-    } else {
-        format!("; outside the SLO: {}", breaches.summary())
-    };
-    report.push(match p.claims.within_limits {
-        None => Check::skip(
-            format!("{base}.within_limits"),
-            "within_limits not claimed; not checked",
-        ),
-        Some(n) => Check::outcome(
-            format!("{base}.within_limits"),
-            m.within_limits == n,
-            format!("{} of {} {rule}{outside}", m.within_limits, p.requests),
-        )
-        .with_values(n, m.within_limits),
-    });
-    let share = m.within_limits as f64 / p.requests as f64;
-    report.push(
-        Check::outcome(
-            format!("{base}.attainment"),
-            share >= slo.attainment,
+    if found.is_empty() {
+        Check::pass(
+            id,
             format!(
-                "{} / {} = {share:.4} within limits, SLO attainment {}",
-                m.within_limits, p.requests, slo.attainment
+                "every request record of the run belongs to one of the {} declared point(s)",
+                plan.q.points.len()
             ),
         )
-        .with_values(json!({"min": slo.attainment}), share),
-    );
-}
-
-fn format_tolerance(decimals: u32) -> String {
-    format!("±{}", 0.5 * 10f64.powi(-(decimals as i32)))
+    } else {
+        Check::fail(
+            id,
+            format!(
+                "{} record(s) or file(s) of points that qualification.json does not declare: evidence left out of the table: {}",
+                found.count,
+                found.summary()
+            ),
+        )
+    }
 }
 
 /// Verifies a run directory (no bundle: bundle checks are skipped and a
@@ -795,12 +410,32 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
             bundle_sha256: None,
             manifest_digest: None,
             root: None,
+            structure_only: false,
+            seal: verdict::SealState::Absent,
         });
     };
     let plan = Plan::new(q, opts.pins);
     let mut collector = Collector::new(&plan);
-    let unusable = collect_run_dir(root, &mut collector)?;
-    let unusable: BTreeMap<String, String> = unusable
+    let scan = collect_run_dir(root, &mut collector)?;
+    report.push(if scan.tree_problems.is_empty() {
+        Check::pass(
+            "run.tree",
+            format!(
+                "{} regular files, no symlinks, special files or hard links to outside",
+                scan.files
+            ),
+        )
+    } else {
+        Check::fail(
+            "run.tree",
+            format!(
+                "the run directory holds what a bundle cannot (seal refuses it too): {}",
+                crate::manifest::describe_problems(&scan.tree_problems)
+            ),
+        )
+    });
+    let unusable: BTreeMap<String, String> = scan
+        .unusable
         .into_iter()
         .map(|(k, v)| {
             let why = match v {
@@ -820,6 +455,8 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
         bundle_sha256: None,
         manifest_digest: None,
         root: None,
+        structure_only: false,
+        seal: verdict::SealState::Absent,
     })
 }
 

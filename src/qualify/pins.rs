@@ -57,7 +57,7 @@ pub fn check_pins(
                 (None, None) => fail(format!("{path}: not in the run"), serde_json::Value::Null),
             }
         }
-        let is_subject = q.required_subjects.contains(&pin.name)
+        let is_subject = q.all_required_subjects().contains(&pin.name)
             || attested.values().any(|a| {
                 a.as_ref()
                     .is_ok_and(|a| a.subjects.iter().any(|(n, _)| *n == pin.name))

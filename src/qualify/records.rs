@@ -107,6 +107,25 @@ pub struct ClientId {
     pub status: Status,
     /// Line of the record.
     pub line: u64,
+    /// Send time.
+    pub sent_at: f64,
+    /// First token time.
+    pub first_token_at: Option<f64>,
+    /// Completion time.
+    pub finished_at: Option<f64>,
+    /// Marked warmup.
+    pub warmup: bool,
+}
+
+/// A request's send time and where it is recorded.
+#[derive(Debug, Clone)]
+pub struct SendAt {
+    /// Send time, unix seconds.
+    pub at: f64,
+    /// Line of the record.
+    pub line: u64,
+    /// Request id.
+    pub id: String,
 }
 
 /// Everything kept of one point's client records file.
@@ -126,6 +145,15 @@ pub struct ClientSummary {
     pub breaches: Problems,
     /// Recomputed metrics (non-warmup requests).
     pub metrics: PointMetrics,
+    /// The warmup request sent last.
+    pub last_warmup: Option<SendAt>,
+    /// The measured request sent first.
+    pub first_measured: Option<SendAt>,
+    /// Measured requests sent before the last warmup (all counted, the
+    /// first few quoted).
+    pub early_measured: Problems,
+    /// Earliest send time over every record, warmups included.
+    pub first_sent: Option<f64>,
 }
 
 /// Streams one point's client records.
@@ -142,6 +170,9 @@ pub fn read_client_records(
     let mut ids: HashMap<String, ClientId> = HashMap::new();
     let mut acc = MetricsAccumulator::default();
     let (mut records, mut warmups) = (0u64, 0u64);
+    let mut first_sent: Option<f64> = None;
+    let mut last_warmup: Option<SendAt> = None;
+    let mut first_measured: Option<SendAt> = None;
     let mut parse_problems = Problems::default();
     for_each_line(r, file, &mut parse_problems, |line, text| {
         if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
@@ -167,9 +198,28 @@ pub fn read_client_records(
             return;
         }
         records += 1;
+        first_sent = Some(first_sent.map_or(rec.sent_at, |f: f64| f.min(rec.sent_at)));
+        let here = || SendAt {
+            at: rec.sent_at,
+            line,
+            id: rec.request_id.clone(),
+        };
         if rec.warmup {
             warmups += 1;
+            if last_warmup
+                .as_ref()
+                .is_none_or(|w: &SendAt| rec.sent_at > w.at)
+            {
+                last_warmup = Some(here());
+            }
         } else {
+            if first_measured
+                .as_ref()
+                .is_none_or(|m: &SendAt| rec.sent_at < m.at)
+            {
+                first_measured = Some(here());
+            }
+
             let judged = acc.add(
                 rec.status,
                 rec.sent_at,
@@ -201,6 +251,10 @@ pub fn read_client_records(
                     ClientId {
                         status: rec.status,
                         line,
+                        sent_at: rec.sent_at,
+                        first_token_at: rec.first_token_at,
+                        finished_at: rec.finished_at,
+                        warmup: rec.warmup,
                     },
                 );
             }
@@ -210,6 +264,21 @@ pub fn read_client_records(
         problems.push(p.clone());
     }
     problems.count += parse_problems.count - parse_problems.quoted.len() as u64;
+    let mut early_measured = Problems::default();
+    if let Some(w) = &last_warmup {
+        let mut early: Vec<(&String, &ClientId)> = ids
+            .iter()
+            .filter(|(_, c)| !c.warmup && c.sent_at <= w.at)
+            .collect();
+        early.sort_by(|a, b| a.1.sent_at.total_cmp(&b.1.sent_at));
+        for (id, c) in early {
+            let (at, line) = (c.sent_at, c.line);
+            early_measured.push(format!(
+                "measured request {id:?} ({file}:{line}, sent_at {at:.6}) was sent before warmup {:?} ({file}:{}, sent_at {:.6})",
+                w.id, w.line, w.at
+            ));
+        }
+    }
     Ok(ClientSummary {
         records,
         warmups,
@@ -218,32 +287,59 @@ pub fn read_client_records(
         problems,
         breaches,
         metrics: acc.finish(),
+        last_warmup,
+        first_measured,
+        early_measured,
+        first_sent,
     })
 }
 
-/// Terminal events of one request id.
+/// What the journal recorded of one request id.
 #[derive(Debug, Clone, Default)]
 pub struct Terminals {
     /// Number of terminal events.
     pub count: u32,
     /// Status of the first terminal event.
     pub status: Option<Status>,
-    /// Lines of the first two events (terminal or not) for this id.
-    pub lines: [u64; 2],
+    /// Line of the first event for this id.
+    pub first_line: u64,
+    /// Lines of the first two terminal events.
+    pub terminal_lines: [u64; 2],
+    /// Time of the first terminal event.
+    pub terminal_at: Option<f64>,
+    /// Earliest event time.
+    pub first_at: Option<f64>,
+    /// Line of the earliest event.
+    pub first_at_line: u64,
+    /// Number of `first_token` events.
+    pub first_tokens: u32,
+    /// Time and line of the first `first_token` event.
+    pub first_token: Option<(f64, u64)>,
+    /// Time of the last event read (file order).
+    pub last_at: f64,
+    /// The first event out of time order (earlier than the one before it,
+    /// or after the terminal event), as its line.
+    pub disorder: Option<u64>,
 }
 
 /// Everything kept of one journal file: per point name, per request id.
 #[derive(Debug, Default)]
 pub struct JournalSummary {
-    /// Point name -> request id -> terminal events.
+    /// Point name -> request id -> what the journal recorded.
     pub points: HashMap<String, HashMap<String, Terminals>>,
     /// Malformed lines.
     pub problems: Problems,
     /// Events read.
     pub events: u64,
+    /// Events of points that do not name this journal (undeclared points).
+    pub undeclared: Problems,
 }
 
-/// Streams a router journal, keeping only events of `points`.
+/// The journal event proofpack reads as the router's first token.
+pub const FIRST_TOKEN_EVENT: &str = "first_token";
+
+/// Streams a router journal, keeping the events of `points` (the points
+/// that name this journal); events of any other point are undeclared.
 pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result<JournalSummary> {
     let mut s = JournalSummary::default();
     for p in points {
@@ -251,6 +347,7 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
     }
     let mut problems = Problems::default();
     let mut line_problems = Problems::default();
+    let mut undeclared = Problems::default();
     for_each_line(r, file, &mut line_problems, |line, text| {
         if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
             problems.push(format!("{file}:{line}: invalid journal event: {e}"));
@@ -273,19 +370,40 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
         }
         s.events += 1;
         let Some(map) = s.points.get_mut(&ev.point) else {
+            undeclared.push(format!(
+                "{file}:{line}: event {:?} of request {:?} belongs to point {:?}, which is not a declared point reading this journal",
+                ev.event, ev.request_id, ev.point
+            ));
             return;
         };
         let t = map.entry(ev.request_id).or_default();
+        let first_event = t.first_at.is_none();
+        let after_terminal = t.count > 0 && ev.event != JournalEvent::TERMINAL;
+        if t.disorder.is_none() && !first_event && (ev.at < t.last_at || after_terminal) {
+            t.disorder = Some(line);
+        }
+        t.last_at = ev.at;
+        if t.first_at.is_none_or(|f| ev.at < f) {
+            t.first_at = Some(ev.at);
+            t.first_at_line = line;
+        }
+        if first_event {
+            t.first_line = line;
+        }
         if ev.event == JournalEvent::TERMINAL {
             t.count += 1;
             if t.count == 1 {
                 t.status = ev.status;
-                t.lines[0] = line;
+                t.terminal_at = Some(ev.at);
+                t.terminal_lines[0] = line;
             } else if t.count == 2 {
-                t.lines[1] = line;
+                t.terminal_lines[1] = line;
             }
-        } else if t.lines[0] == 0 {
-            t.lines[0] = line;
+        } else if ev.event == FIRST_TOKEN_EVENT {
+            t.first_tokens += 1;
+            if t.first_token.is_none() {
+                t.first_token = Some((ev.at, line));
+            }
         }
     })?;
     for p in line_problems.quoted.iter() {
@@ -293,6 +411,7 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
     }
     problems.count += line_problems.count - line_problems.quoted.len() as u64;
     s.problems = problems;
+    s.undeclared = undeclared;
     Ok(s)
 }
 

@@ -38,14 +38,38 @@ pub struct Qualification {
     pub slo: Slo,
     /// The qualified fleet: one attestation per engine.
     pub engines: Vec<EngineRef>,
-    /// Subjects every engine attestation must carry.
+    /// Subjects every engine attestation must carry (v1.1: always at least
+    /// [`ALWAYS_REQUIRED_SUBJECTS`]; see [`Qualification::all_required_subjects`]).
     pub required_subjects: Vec<String>,
     /// Measured points.
     pub points: Vec<Point>,
+    /// v1.1: the benchmark plan (a JSON file of the run) the points were run
+    /// from; required for a verdict that holds.
+    #[serde(default)]
+    pub plan: Option<String>,
+    /// v1.1: how far (seconds) the router journal's times may differ from
+    /// the client's (default [`DEFAULT_CLOCK_TOLERANCE_S`], at most
+    /// [`MAX_CLOCK_TOLERANCE_S`]).
+    #[serde(default)]
+    pub clock_tolerance_s: Option<f64>,
 }
 
+/// Subjects every engine attestation carries whatever the qualification
+/// lists (v1.1): a qualification may add subjects, not remove these.
+pub const ALWAYS_REQUIRED_SUBJECTS: [&str; 3] = ["weights.manifest", "config.json", "engine-image"];
+
+/// Default clock tolerance between client records and the router journal.
+pub const DEFAULT_CLOCK_TOLERANCE_S: f64 = 0.5;
+/// Largest clock tolerance a qualification may declare: beyond a second the
+/// journal would no longer witness latencies measured in seconds.
+pub const MAX_CLOCK_TOLERANCE_S: f64 = 1.0;
+
+/// Fewest significant digits a published claim needs to be checked: with
+/// fewer, half a unit of the last digit is a tolerance of 5% or more.
+pub const MIN_SIGNIFICANT_DIGITS: u32 = 3;
+
 /// The SLO of a qualification.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Slo {
     /// Largest acceptable time to first token, seconds.
@@ -160,6 +184,16 @@ impl Claim {
         })
     }
 
+    /// Significant digits as published: from the first non-zero digit to the
+    /// last digit written ("0.850" has 3, "1000" has 4, "0" has none).
+    pub fn significant_digits(&self) -> u32 {
+        let digits: Vec<u8> = self.text.bytes().filter(u8::is_ascii_digit).collect();
+        match digits.iter().position(|d| *d != b'0') {
+            Some(i) => (digits.len() - i) as u32,
+            None => 0,
+        }
+    }
+
     /// Half a unit of the last published digit, plus 1e-9.
     pub fn tolerance(&self) -> f64 {
         0.5 * 10f64.powi(-(self.decimals as i32)) + 1e-9
@@ -179,6 +213,27 @@ impl<'de> Deserialize<'de> for Claim {
 }
 
 impl Qualification {
+    /// The subjects every engine attestation must carry:
+    /// [`ALWAYS_REQUIRED_SUBJECTS`] first, then any others the qualification
+    /// lists, each once.
+    pub fn all_required_subjects(&self) -> Vec<String> {
+        let mut out: Vec<String> = ALWAYS_REQUIRED_SUBJECTS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for s in &self.required_subjects {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        out
+    }
+
+    /// The journal clock tolerance in seconds.
+    pub fn clock_tolerance(&self) -> f64 {
+        self.clock_tolerance_s.unwrap_or(DEFAULT_CLOCK_TOLERANCE_S)
+    }
+
     /// Parses and validates `qualification.json` bytes.
     pub fn parse(bytes: &[u8]) -> Result<Qualification, String> {
         reject_duplicate_json_keys(bytes).map_err(|e| format!("qualification.json: {e}"))?;
@@ -231,6 +286,16 @@ impl Qualification {
         }
         if self.points.is_empty() {
             return Err("qualification.json: points is empty".into());
+        }
+        if let Some(plan) = &self.plan {
+            check_path("plan", plan)?;
+        }
+        if let Some(t) = self.clock_tolerance_s {
+            if !(t.is_finite() && t > 0.0 && t <= MAX_CLOCK_TOLERANCE_S) {
+                return Err(format!(
+                    "qualification.json: clock_tolerance_s is {t}; it must be > 0 and at most {MAX_CLOCK_TOLERANCE_S} s (a wider tolerance would let the journal witness nothing)"
+                ));
+            }
         }
         let mut names = BTreeSet::new();
         let mut client_files = BTreeSet::new();
@@ -323,6 +388,11 @@ impl Pins {
             return Err(format!(
                 "{origin}: schema is {:?}, expected {PINS_SCHEMA:?}",
                 p.schema
+            ));
+        }
+        if p.pins.is_empty() {
+            return Err(format!(
+                "{origin}: the pins file lists no pins; a pinned verdict needs at least one published value to compare (give the values the publication states, or leave --pins out for an unpinned verdict)"
             ));
         }
         let mut names = BTreeSet::new();
@@ -493,6 +563,22 @@ mod tests {
             assert!(Claim::parse(bad).is_err(), "{bad}");
         }
         assert!(Claim::parse("-0.5").is_ok());
+        for (text, sig) in [
+            ("0.850", 3),
+            ("1", 1),
+            ("0", 0),
+            ("0.000", 0),
+            ("1000", 4),
+            ("7.762", 4),
+            ("08.5", 2),
+            ("-0.0426", 3),
+        ] {
+            assert_eq!(
+                Claim::parse(text).unwrap().significant_digits(),
+                sig,
+                "{text}"
+            );
+        }
     }
 
     #[test]

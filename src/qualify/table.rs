@@ -7,8 +7,9 @@
 use super::PointRow;
 
 /// Column headers, in the published order.
-pub const HEADERS: [&str; 10] = [
+pub const HEADERS: [&str; 11] = [
     "Offered rate (req/s)",
+    "Sent rate (req/s)",
     "Completed rate (req/s)",
     "Output throughput (tok/s)",
     "TTFT p50 (s)",
@@ -51,6 +52,7 @@ pub fn cells(r: &PointRow) -> Vec<String> {
     let m = &r.metrics;
     vec![
         format!("{}", r.offered_rate),
+        num(r.measured_rate, 3),
         num(m.completed_rate, 3),
         num(m.output_throughput, 1),
         num(m.ttft_s[0], 3),

@@ -1,0 +1,562 @@
+//! The checks of one measured point (spec section 6): its client records,
+//! the count invariants, the send rate and warmup order (v1.1), the router
+//! journal as a witness of every request and of its timing (v1.1), and
+//! every published claim recomputed.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::evidence::Collected;
+use super::file_problem;
+use super::metrics::PointMetrics;
+use super::plan::{rate_tolerance, Arrival};
+use super::records::{self, ClientSummary, JournalSummary, Problems, Terminals};
+use super::schema::{self, Claim, Qualification, Status, MIN_SIGNIFICANT_DIGITS};
+use crate::report::{Check, Report};
+
+/// Checks that need readable client records, in report order.
+const AFTER_RECORDS: [&str; 9] = [
+    "count",
+    "warmup",
+    "warmup_order",
+    "unique_ids",
+    "offered_rate",
+    "journal.terminal",
+    "journal.orphans",
+    "status",
+    "journal.timing",
+];
+
+/// Runs every check of point `i`; returns its recomputed metrics when its
+/// client records could be read.
+pub fn point_checks(
+    report: &mut Report,
+    q: &Qualification,
+    i: usize,
+    collected: &Collected,
+    unusable: &BTreeMap<String, String>,
+    arrival: Arrival,
+) -> Option<PointMetrics> {
+    let p = &q.points[i];
+    let base = format!("point:{}", p.name);
+    let id = |s: &str| format!("{base}.{s}");
+    report.push(claims_presence(&base, p));
+    let client = match (
+        file_problem(&p.client_records, collected, unusable),
+        collected.clients.get(&i),
+    ) {
+        (None, Some(c)) => c,
+        (problem, _) => {
+            let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.client_records));
+            report.push(Check::fail(id("records"), why));
+            for n in AFTER_RECORDS {
+                report.push(Check::not_checkable(
+                    id(n),
+                    "the client records could not be read",
+                ));
+            }
+            claim_checks_unavailable(report, &base, p, "the client records could not be read");
+            return None;
+        }
+    };
+    if !client.problems.is_empty() {
+        // One malformed record makes every count, join and metric of the
+        // point unreliable: report the cause once and the rest as not
+        // checkable because of it, instead of blaming the wrong thing.
+        report.push(Check::fail(
+            id("records"),
+            format!(
+                "{}: {} malformed record(s): {}",
+                p.client_records,
+                client.problems.count,
+                client.problems.summary()
+            ),
+        ));
+        let why = format!(
+            "{} has malformed records (see {})",
+            p.client_records,
+            id("records")
+        );
+        for n in AFTER_RECORDS {
+            report.push(Check::not_checkable(id(n), &why));
+        }
+        claim_checks_unavailable(report, &base, p, &why);
+        return None;
+    }
+    report.push(Check::pass(
+        id("records"),
+        format!(
+            "{}: {} records, all well-formed",
+            p.client_records, client.records
+        ),
+    ));
+    count_checks(report, &base, p, client);
+    rate_check(report, &base, p, client, arrival);
+    let tolerance = q.clock_tolerance();
+    match (
+        file_problem(&p.journal, collected, unusable),
+        collected.journals.get(&p.journal),
+    ) {
+        (None, Some(j)) => journal_checks(report, &base, p, client, j, tolerance),
+        (problem, _) => {
+            let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.journal));
+            report.push(Check::fail(id("journal.terminal"), why.clone()));
+            for n in ["journal.orphans", "status", "journal.timing"] {
+                report.push(Check::not_checkable(id(n), &why));
+            }
+        }
+    }
+    let m = &client.metrics;
+    claim_checks(report, &base, q, p, m, &client.breaches);
+    Some(m.clone())
+}
+
+/// `point:<name>.claims`: a point publishes something to check.
+fn claims_presence(base: &str, p: &schema::Point) -> Check {
+    let id = format!("{base}.claims");
+    let published = claim_keys(&p.claims)
+        .iter()
+        .filter(|(_, c)| c.is_some())
+        .count()
+        + usize::from(p.claims.within_limits.is_some());
+    if published == 0 {
+        Check::fail(
+            id,
+            "nothing published to check: the point declares no claims, so a verdict on it would say nothing about any published number",
+        )
+    } else {
+        Check::pass(id, format!("{published} published value(s) to check"))
+    }
+}
+
+fn count_checks(report: &mut Report, base: &str, p: &schema::Point, client: &ClientSummary) {
+    let id = |s: &str| format!("{base}.{s}");
+    let want = p.requests + p.warmup;
+    report.push(
+        Check::outcome(
+            id("count"),
+            client.records == want,
+            format!(
+                "{}: requests + warmup = {} + {} client records",
+                p.client_records, p.requests, p.warmup
+            ),
+        )
+        .with_values(want, client.records),
+    );
+    report.push(
+        Check::outcome(
+            id("warmup"),
+            client.warmups == p.warmup,
+            format!("{}: records marked warmup", p.client_records),
+        )
+        .with_values(p.warmup, client.warmups),
+    );
+    report.push(match (&client.last_warmup, &client.first_measured) {
+        (None, _) => Check::pass(id("warmup_order"), "no warmup requests"),
+        (Some(_), None) => Check::pass(id("warmup_order"), "no measured requests"),
+        (Some(w), Some(m)) if client.early_measured.is_empty() => Check::pass(
+            id("warmup_order"),
+            format!(
+                "every warmup was sent before every measured request (last warmup {:.3} s before the first measured one)",
+                m.at - w.at
+            ),
+        ),
+        (Some(_), Some(_)) => Check::fail(
+            id("warmup_order"),
+            format!(
+                "{} measured request(s) sent before the last warmup: warmups come first, a request sent mid-run cannot be one: {}",
+                client.early_measured.count,
+                client.early_measured.summary()
+            ),
+        ),
+    });
+    report.push(if client.duplicates.is_empty() {
+        Check::pass(
+            id("unique_ids"),
+            format!(
+                "{}: {} distinct request ids",
+                p.client_records,
+                client.ids.len()
+            ),
+        )
+    } else {
+        Check::fail(
+            id("unique_ids"),
+            format!("duplicate {}", client.duplicates.summary()),
+        )
+        .with_values(client.records, client.ids.len() as u64)
+    });
+}
+
+/// `point:<name>.offered_rate`: the measured send rate against the declared
+/// offered rate, within what the arrival process allows by chance.
+fn rate_check(
+    report: &mut Report,
+    base: &str,
+    p: &schema::Point,
+    client: &ClientSummary,
+    arrival: Arrival,
+) {
+    let id = format!("{base}.offered_rate");
+    let n = client.metrics.measured;
+    report.push(match client.metrics.measured_rate {
+        None => Check::not_checkable(
+            id,
+            format!("{n} measured request(s) with distinct send times: no send rate to measure"),
+        ),
+        Some(r) => {
+            let tol = rate_tolerance(arrival, n);
+            let off = r / p.offered_rate - 1.0;
+            Check::outcome(
+                &id,
+                off.abs() <= tol,
+                format!(
+                    "measured send rate {r:.4} request/s over {n} requests, declared {} request/s: {:+.1}% (allowed ±{:.1}% for {} arrivals)",
+                    p.offered_rate,
+                    off * 100.0,
+                    tol * 100.0,
+                    arrival.describe()
+                ),
+            )
+            .with_values(
+                json!({"offered_rate": p.offered_rate, "relative_tolerance": tol}),
+                r,
+            )
+        }
+    });
+}
+
+fn journal_checks(
+    report: &mut Report,
+    base: &str,
+    p: &schema::Point,
+    client: &ClientSummary,
+    j: &JournalSummary,
+    tolerance: f64,
+) {
+    let id = |s: &str| format!("{base}.{s}");
+    let empty = Default::default();
+    let events: &std::collections::HashMap<String, Terminals> =
+        j.points.get(&p.name).unwrap_or(&empty);
+    let mut terminal = Problems::default();
+    let mut status = Problems::default();
+    let mut timing = Problems::default();
+    let mut ids: Vec<(&String, &records::ClientId)> = client.ids.iter().collect();
+    ids.sort_by_key(|(_, c)| c.line);
+    for (rid, c) in &ids {
+        let at = format!("{}:{}", p.client_records, c.line);
+        match events.get(*rid) {
+            None => terminal.push(format!("request {rid:?} ({at}) has no terminal event")),
+            Some(t) if t.count == 0 => terminal.push(format!(
+                "request {rid:?} ({at}) has no terminal event in {}",
+                p.journal
+            )),
+            Some(t) if t.count > 1 => terminal.push(format!(
+                "request {rid:?} has {} terminal events ({}:{} and line {})",
+                t.count, p.journal, t.terminal_lines[0], t.terminal_lines[1]
+            )),
+            Some(t) => {
+                if t.status != Some(c.status) {
+                    status.push(format!(
+                        "request {rid:?}: client status {} ({at}), terminal status {} ({}:{})",
+                        c.status.as_str(),
+                        t.status.map_or("none", Status::as_str),
+                        p.journal,
+                        t.terminal_lines[0]
+                    ));
+                }
+            }
+        }
+        if let Some(t) = events.get(*rid) {
+            if let Some(why) = timing_problem(c, t, tolerance) {
+                timing.push(format!("request {rid:?} ({at}; {}): {why}", p.journal));
+            }
+        }
+    }
+    let mut orphans = Problems::default();
+    let mut orphan_list: Vec<(&String, u64)> = events
+        .iter()
+        .filter(|(rid, _)| !client.ids.contains_key(*rid))
+        .map(|(r, t)| (r, t.first_line))
+        .collect();
+    orphan_list.sort_by_key(|(_, l)| *l);
+    for (rid, line) in orphan_list {
+        orphans.push(format!(
+            "request {rid:?} ({}:{line}) has no client record",
+            p.journal
+        ));
+    }
+    if !j.problems.is_empty() {
+        let why = format!(
+            "{} has {} malformed line(s): {}",
+            p.journal,
+            j.problems.count,
+            j.problems.summary()
+        );
+        report.push(Check::fail(id("journal.terminal"), why));
+        let why = format!(
+            "{} is malformed (see {})",
+            p.journal,
+            id("journal.terminal")
+        );
+        for n in ["journal.orphans", "status", "journal.timing"] {
+            report.push(Check::not_checkable(id(n), &why));
+        }
+        return;
+    }
+    report.push(if terminal.is_empty() {
+        Check::pass(
+            id("journal.terminal"),
+            format!("{}: exactly one terminal event per request", p.journal),
+        )
+    } else {
+        Check::fail(
+            id("journal.terminal"),
+            format!(
+                "{} request(s) without exactly one terminal event: {}",
+                terminal.count,
+                terminal.summary()
+            ),
+        )
+        .with_values(1, terminal.count)
+    });
+    report.push(if orphans.is_empty() {
+        Check::pass(
+            id("journal.orphans"),
+            format!(
+                "{}: every event of the point has a client record",
+                p.journal
+            ),
+        )
+    } else {
+        Check::fail(
+            id("journal.orphans"),
+            format!(
+                "{} journal request id(s) without a client record: {}",
+                orphans.count,
+                orphans.summary()
+            ),
+        )
+    });
+    report.push(if status.is_empty() {
+        Check::pass(
+            id("status"),
+            "every terminal status equals the client status",
+        )
+    } else {
+        Check::fail(
+            id("status"),
+            format!("{} status mismatch(es): {}", status.count, status.summary()),
+        )
+    });
+    report.push(if timing.is_empty() {
+        Check::pass(
+            id("journal.timing"),
+            format!(
+                "{}: for all {} requests the journal's first event, first_token and terminal times agree with the client's within {tolerance} s, in time order",
+                p.journal,
+                ids.len()
+            ),
+        )
+    } else {
+        Check::fail(
+            id("journal.timing"),
+            format!(
+                "{} request(s) whose times the journal does not witness (tolerance {tolerance} s): {}",
+                timing.count,
+                timing.summary()
+            ),
+        )
+    });
+}
+
+/// Why the journal does not witness a client record's times, if it does not.
+fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<String> {
+    if let Some(line) = t.disorder {
+        return Some(format!(
+            "its events are not in time order (line {line} is earlier than the event before it, or follows the terminal event)"
+        ));
+    }
+    if let Some(first) = t.first_at {
+        if first < c.sent_at - tol {
+            return Some(format!(
+                "the journal saw it at {first:.6} (line {}), {:.3} s before the client says it was sent ({:.6})",
+                t.first_at_line,
+                c.sent_at - first,
+                c.sent_at
+            ));
+        }
+    }
+    match (c.first_token_at, t.first_token, t.first_tokens) {
+        (_, _, n) if n > 1 => return Some(format!("{n} first_token events")),
+        (Some(ft), None, _) => {
+            return Some(format!(
+                "the client has first_token_at {ft:.6} but the journal has no first_token event"
+            ))
+        }
+        (None, Some((at, line)), _) => {
+            return Some(format!(
+                "the journal has a first_token event at {at:.6} (line {line}) but the client has first_token_at null"
+            ))
+        }
+        (Some(ft), Some((at, line)), _) if (ft - at).abs() > tol => {
+            return Some(format!(
+                "first token at {ft:.6} by the client, {at:.6} by the journal (line {line}): {:+.3} s apart",
+                ft - at
+            ))
+        }
+        _ => {}
+    }
+    if let (Some(fin), Some(at)) = (c.finished_at, t.terminal_at) {
+        if (fin - at).abs() > tol {
+            return Some(format!(
+                "finished at {fin:.6} by the client, terminal event at {at:.6} (line {}): {:+.3} s apart",
+                t.terminal_lines[0],
+                fin - at
+            ));
+        }
+    }
+    None
+}
+
+fn claim_checks_unavailable(report: &mut Report, base: &str, p: &schema::Point, why: &str) {
+    for (key, _) in claim_keys(&p.claims) {
+        report.push(Check::not_checkable(format!("{base}.claim.{key}"), why));
+    }
+    report.push(Check::not_checkable(format!("{base}.within_limits"), why));
+    report.push(Check::not_checkable(format!("{base}.attainment"), why));
+}
+
+/// Every claim key in report order, with the claim if published.
+pub fn claim_keys(c: &schema::Claims) -> Vec<(String, Option<&Claim>)> {
+    let mut v = vec![
+        ("completed_rate".to_string(), c.completed_rate.as_ref()),
+        (
+            "output_throughput".to_string(),
+            c.output_throughput.as_ref(),
+        ),
+    ];
+    for (group, pc) in [
+        ("ttft_s", c.ttft_s.as_ref()),
+        ("tpot_ms", c.tpot_ms.as_ref()),
+    ] {
+        v.push((format!("{group}.p50"), pc.and_then(|x| x.p50.as_ref())));
+        v.push((format!("{group}.p95"), pc.and_then(|x| x.p95.as_ref())));
+        v.push((format!("{group}.p99"), pc.and_then(|x| x.p99.as_ref())));
+    }
+    v
+}
+
+/// The recomputed value for a claim key, and its unit for messages.
+pub fn recomputed(m: &PointMetrics, key: &str) -> (Option<f64>, &'static str) {
+    match key {
+        "completed_rate" => (m.completed_rate, "requests/s"),
+        "output_throughput" => (m.output_throughput, "tokens/s"),
+        "ttft_s.p50" => (m.ttft_s[0], "s"),
+        "ttft_s.p95" => (m.ttft_s[1], "s"),
+        "ttft_s.p99" => (m.ttft_s[2], "s"),
+        "tpot_ms.p50" => (m.tpot_ms[0], "ms"),
+        "tpot_ms.p95" => (m.tpot_ms[1], "ms"),
+        "tpot_ms.p99" => (m.tpot_ms[2], "ms"),
+        _ => (None, ""),
+    }
+}
+
+/// One published claim against its recomputed value: too coarse to check,
+/// no data, or whether it rounds (spec section 6, v1.1 digits rule).
+pub fn claim_check(id: String, claim: &Claim, value: Option<f64>, unit: &str) -> Check {
+    let digits = claim.significant_digits();
+    if digits < MIN_SIGNIFICANT_DIGITS {
+        return Check::fail(
+            id,
+            format!(
+                "published {:?} has {digits} significant digit(s), too coarse to check: a claim needs at least {MIN_SIGNIFICANT_DIGITS} (e.g. {}), since half a unit of its last digit would otherwise hide a difference of 5% or more",
+                claim.text,
+                value.map_or_else(|| "0.850".to_string(), |v| format!("{v:.3}"))
+            ),
+        )
+        .with_values(claim.text.clone(), value.map_or(serde_json::Value::Null, |v| json!(v)));
+    }
+    match value {
+        None => Check::fail(
+            id,
+            "no data: no ok requests (or no time window) to recompute this value from",
+        )
+        .with_values(claim.text.clone(), serde_json::Value::Null),
+        Some(v) => {
+            let holds = claim.holds(v);
+            let detail = format!(
+                "recomputed {v:.6} {unit} {} published {} (tolerance {})",
+                if holds {
+                    "rounds to"
+                } else {
+                    "does not round to"
+                },
+                claim.text,
+                format_tolerance(claim.decimals)
+            );
+            Check::outcome(id, holds, detail).with_values(claim.text.clone(), v)
+        }
+    }
+}
+
+fn claim_checks(
+    report: &mut Report,
+    base: &str,
+    q: &Qualification,
+    p: &schema::Point,
+    m: &PointMetrics,
+    breaches: &Problems,
+) {
+    for (key, claim) in claim_keys(&p.claims) {
+        let id = format!("{base}.claim.{key}");
+        let Some(claim) = claim else {
+            report.push(Check::skip(
+                id,
+                "not claimed in qualification.json; not checked",
+            ));
+            continue;
+        };
+        let (value, unit) = recomputed(m, &key);
+        report.push(claim_check(id, claim, value, unit));
+    }
+    let slo = &q.slo;
+    let rule = format!(
+        "non-warmup ok requests with TTFT <= {} s and TPOT <= {} s (TTFT alone when output_tokens <= 1)",
+        slo.ttft_s, slo.tpot_s
+    );
+    let outside = if breaches.is_empty() {
+        String::new()
+    } else {
+        format!("; outside the SLO: {}", breaches.summary())
+    };
+    report.push(match p.claims.within_limits {
+        None => Check::skip(
+            format!("{base}.within_limits"),
+            "within_limits not claimed; not checked",
+        ),
+        Some(n) => Check::outcome(
+            format!("{base}.within_limits"),
+            m.within_limits == n,
+            format!("{} of {} {rule}{outside}", m.within_limits, p.requests),
+        )
+        .with_values(n, m.within_limits),
+    });
+    let share = m.within_limits as f64 / p.requests as f64;
+    report.push(
+        Check::outcome(
+            format!("{base}.attainment"),
+            share >= slo.attainment,
+            format!(
+                "{} / {} = {share:.4} within limits, SLO attainment {}",
+                m.within_limits, p.requests, slo.attainment
+            ),
+        )
+        .with_values(json!({"min": slo.attainment}), share),
+    );
+}
+
+fn format_tolerance(decimals: u32) -> String {
+    format!("±{}", 0.5 * 10f64.powi(-(decimals as i32)))
+}

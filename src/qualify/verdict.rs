@@ -1,0 +1,112 @@
+//! The verdict line: what a green or red answer means, in one sentence.
+//!
+//! A verdict says plainly what it does not cover: no pins compared
+//! ("unpinned"), a seal present but its signature not checked ("seal not
+//! checked", never "intact"), only the structure verified. It always says
+//! how many published claims were compared and names any left out, so
+//! that "VERIFIED" can never stand for "nothing was checked".
+
+use super::Verification;
+
+/// What became of the release seal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SealState {
+    /// No seal (or a run directory, which has none).
+    #[default]
+    Absent,
+    /// A seal is present but its signature was not checked (no trust roots).
+    NotChecked,
+    /// The seal was checked (see the `seal` check for the outcome).
+    Checked,
+}
+
+/// The verdict of a verification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// True when the evidence holds (exit 0).
+    pub holds: bool,
+    /// The sentence printed at the end of the checklist.
+    pub line: String,
+}
+
+/// Published claims compared and left out, from the report's claim checks
+/// (`point:<name>.claim.<key>` and `point:<name>.within_limits`).
+pub fn claim_counts(v: &Verification) -> (usize, Vec<String>) {
+    let mut compared = 0;
+    let mut left_out = Vec::new();
+    for c in &v.report.checks {
+        let Some(rest) = c.id.strip_prefix("point:") else {
+            continue;
+        };
+        let is_claim = rest.contains(".claim.") || rest.ends_with(".within_limits");
+        if !is_claim {
+            continue;
+        }
+        match c.ok {
+            None => left_out.push(rest.replace(".claim.", " ")),
+            Some(_) => compared += 1,
+        }
+    }
+    (compared, left_out)
+}
+
+/// The verdict of `v`.
+pub fn verdict(v: &Verification) -> Verdict {
+    let r = &v.report;
+    let s = r.summary;
+    let total = r.checks.len();
+    let (compared, left_out) = claim_counts(v);
+    let claims = if v.structure_only {
+        String::new()
+    } else if left_out.is_empty() {
+        format!("; {compared} published claims compared, none left out")
+    } else {
+        format!(
+            "; {compared} published claims compared; not published, so not compared: {}",
+            left_out.join(", ")
+        )
+    };
+    if s.failed > 0 {
+        return Verdict {
+            holds: false,
+            line: format!("FAILED: {} of {} checks failed{claims}", s.failed, total),
+        };
+    }
+    let mut qualifiers = Vec::new();
+    if v.structure_only {
+        qualifiers.push("structure only");
+    }
+    if !v.pinned && !v.structure_only {
+        qualifiers.push("unpinned");
+    }
+    if v.seal == SealState::NotChecked {
+        qualifiers.push("seal not checked");
+    }
+    let head = if qualifiers.is_empty() {
+        "VERIFIED".to_string()
+    } else {
+        format!("VERIFIED ({})", qualifiers.join(", "))
+    };
+    let seal_note = if v.seal == SealState::NotChecked {
+        "; the seal beside the bundle is well-formed and names these bytes, but its signature was not checked (pass --trust with the release key)"
+    } else {
+        ""
+    };
+    let line = if v.structure_only {
+        format!(
+            "{head}: the bundle's structure holds ({} checks passed){seal_note}; no qualification was verified (--structure-only)",
+            s.passed
+        )
+    } else if !v.pinned {
+        format!(
+            "{head}: the run is internally consistent ({} checks passed, {} skipped{claims}), but nothing was compared with published pins; pass --pins{seal_note}",
+            s.passed, s.skipped
+        )
+    } else {
+        format!(
+            "{head}: {} checks passed, {} skipped{claims}{seal_note}",
+            s.passed, s.skipped
+        )
+    };
+    Verdict { holds: true, line }
+}
