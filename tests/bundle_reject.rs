@@ -3,104 +3,12 @@
 //! writer), fed to the streaming reader, and the named check must fail while
 //! a well-formed control bundle built the same way passes.
 
-use std::io::Write;
+mod bundle_support;
+use bundle_support::{fix_checksum, good_start, gz, header, manifest_text, Tar, A, B, ROOT};
 
-use flate2::write::GzEncoder;
-use flate2::Compression;
 use proofpack::bundle::{verify_bundle_reader, BundleVerification, Limits};
 use proofpack::digest::Sha256Digest;
 use proofpack::progress::NoProgress;
-
-const ROOT: &str = "run";
-
-/// A raw ustar header with a correct checksum.
-fn header(name: &[u8], size: u64, typeflag: u8) -> [u8; 512] {
-    let mut h = [0u8; 512];
-    h[..name.len().min(100)].copy_from_slice(&name[..name.len().min(100)]);
-    h[100..108].copy_from_slice(b"0000644\0");
-    h[108..116].copy_from_slice(b"0000000\0");
-    h[116..124].copy_from_slice(b"0000000\0");
-    h[124..136].copy_from_slice(format!("{size:011o}\0").as_bytes());
-    h[136..148].copy_from_slice(b"00000000000\0");
-    h[156] = typeflag;
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    fix_checksum(&mut h);
-    h
-}
-
-fn fix_checksum(h: &mut [u8; 512]) {
-    h[148..156].fill(b' ');
-    let sum: u32 = h.iter().map(|b| *b as u32).sum();
-    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-}
-
-#[derive(Default)]
-struct Tar(Vec<u8>);
-
-impl Tar {
-    fn raw(&mut self, name: &str, typeflag: u8, data: &[u8]) -> &mut Self {
-        self.0
-            .extend_from_slice(&header(name.as_bytes(), data.len() as u64, typeflag));
-        self.data(data)
-    }
-    fn data(&mut self, data: &[u8]) -> &mut Self {
-        self.0.extend_from_slice(data);
-        let pad = (512 - data.len() % 512) % 512;
-        self.0.extend(std::iter::repeat(0u8).take(pad));
-        self
-    }
-    fn file(&mut self, rel: &str, data: &[u8]) -> &mut Self {
-        self.raw(&format!("{ROOT}/{rel}"), b'0', data)
-    }
-    fn pax(&mut self, records: &[(&str, &[u8])]) -> &mut Self {
-        let mut body = Vec::new();
-        for (k, v) in records {
-            let inner = k.len() + v.len() + 3;
-            let mut len = inner + 1;
-            while len != inner + len.to_string().len() {
-                len = inner + len.to_string().len();
-            }
-            body.extend_from_slice(format!("{len} {k}=").as_bytes());
-            body.extend_from_slice(v);
-            body.push(b'\n');
-        }
-        self.raw("././@PaxHeader", b'x', &body)
-    }
-    fn manifest(&mut self, files: &[(&str, &[u8])]) -> &mut Self {
-        let text = manifest_text(files);
-        self.file("MANIFEST", text.as_bytes())
-    }
-    fn end(&mut self) -> Vec<u8> {
-        self.0.extend_from_slice(&[0u8; 1024]);
-        std::mem::take(&mut self.0)
-    }
-}
-
-fn manifest_text(files: &[(&str, &[u8])]) -> String {
-    let mut v: Vec<_> = files
-        .iter()
-        .map(|(p, c)| format!("{p}:{}\n", Sha256Digest::of_bytes(c)))
-        .collect();
-    v.sort();
-    v.concat()
-}
-
-fn gz(tar: &[u8]) -> Vec<u8> {
-    let mut e = GzEncoder::new(Vec::new(), Compression::new(6));
-    e.write_all(tar).unwrap();
-    e.finish().unwrap()
-}
-
-const A: (&str, &[u8]) = ("a.txt", b"alpha\n");
-const B: (&str, &[u8]) = ("dir/b.json", b"{\"b\": 1}\n");
-
-/// MANIFEST + a.txt + dir/b.json, without the end blocks.
-fn good_start() -> Tar {
-    let mut t = Tar::default();
-    t.manifest(&[A, B]).file(A.0, A.1).file(B.0, B.1);
-    t
-}
 
 fn verify_with(bytes: &[u8], limits: &Limits) -> BundleVerification {
     verify_bundle_reader(bytes, "test", limits, None, &NoProgress)
@@ -516,7 +424,7 @@ fn limit_path_bytes() {
 fn limit_pax_record_bytes() {
     let mut t = Tar::default();
     t.manifest(&[A])
-        .pax(&[("comment", &[b'c'; 5000])])
+        .pax(&[("SCHILY.xattr.user.comment", &[b'c'; 5000])])
         .file(A.0, A.1);
     let bytes = gz(&t.end());
     assert!(verify(&bytes).report.ok);

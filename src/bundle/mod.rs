@@ -28,6 +28,7 @@
 //!   [`verify_seal`] / [`seal_check`] check it under a `release` key and
 //!   match its subjects against the bytes actually read.
 
+mod header;
 mod read;
 mod sealsig;
 mod unpack;

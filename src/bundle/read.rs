@@ -21,6 +21,7 @@ use std::path::Path;
 
 use flate2::bufread::GzDecoder;
 
+use super::header::{self, shown, PaxInfo, BLOCK};
 use super::{
     entry_check_id, io_err, limit_check_id, BundleError, BundleVerification, EntryVisitor, Limits,
     MANIFEST_NAME, RATIO_GRACE_BYTES,
@@ -30,7 +31,6 @@ use crate::manifest::{self, Manifest};
 use crate::progress::Progress;
 use crate::report::{Check, Report};
 
-const BLOCK: usize = 512;
 const WINDOW: usize = 1 << 18;
 
 /// Where entries go besides being hashed.
@@ -207,6 +207,11 @@ impl<'p, R: Read> Source<'p, R> {
         }
     }
 
+    /// Offset in the decompressed stream of the next byte to be consumed.
+    fn offset(&self) -> u64 {
+        self.out_total - (self.len - self.pos) as u64
+    }
+
     fn avail(&self) -> &[u8] {
         &self.win[self.pos..self.len]
     }
@@ -294,20 +299,25 @@ impl<R: Read> Read for EntryReader<'_, '_, R> {
     }
 }
 
-/// Metadata from PAX / GNU long-name headers for the next entry.
+/// Metadata from the one PAX or GNU long-name header before the next entry.
 #[derive(Default)]
 struct Pending {
-    pax: bool,
-    gnu_name: bool,
-    gnu_link: bool,
-    path: Option<Vec<u8>>,
-    size: Option<u64>,
-    sparse: bool,
+    pax: Option<PaxInfo>,
+    long_name: Option<Vec<u8>>,
 }
 
 impl Pending {
     fn any(&self) -> bool {
-        self.pax || self.gnu_name || self.gnu_link
+        self.pax.is_some() || self.long_name.is_some()
+    }
+}
+
+/// " (NAME)" for a message about a header, or "" when the name is empty.
+fn named(name: &[u8]) -> String {
+    if name.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", shown(name, 200))
     }
 }
 
@@ -347,119 +357,6 @@ impl EntryChecks {
     }
 }
 
-/// Parses an octal or base-256 numeric header field.
-fn parse_num(field: &[u8]) -> Option<u64> {
-    if field.first().is_some_and(|b| b & 0x80 != 0) {
-        if field[0] != 0x80 {
-            return None; // negative or unknown
-        }
-        let mut v: u64 = 0;
-        for &b in &field[1..] {
-            if v >> 56 != 0 {
-                return None;
-            }
-            v = (v << 8) | b as u64;
-        }
-        return Some(v);
-    }
-    let mut i = 0;
-    while i < field.len() && field[i] == b' ' {
-        i += 1;
-    }
-    let mut v: u64 = 0;
-    while i < field.len() && (b'0'..=b'7').contains(&field[i]) {
-        v = v.checked_mul(8)?.checked_add((field[i] - b'0') as u64)?;
-        i += 1;
-    }
-    // The rest must be terminators.
-    if field[i..].iter().any(|b| *b != 0 && *b != b' ') {
-        return None;
-    }
-    Some(v)
-}
-
-fn cstr(field: &[u8]) -> &[u8] {
-    match field.iter().position(|b| *b == 0) {
-        Some(i) => &field[..i],
-        None => field,
-    }
-}
-
-fn checksum_ok(h: &[u8; BLOCK]) -> bool {
-    let Some(want) = parse_num(&h[148..156]) else {
-        return false;
-    };
-    let mut unsigned: u64 = 0;
-    let mut signed: i64 = 0;
-    for (i, b) in h.iter().enumerate() {
-        let b = if (148..156).contains(&i) { b' ' } else { *b };
-        unsigned += b as u64;
-        signed += b as i8 as i64;
-    }
-    want == unsigned || (signed >= 0 && want == signed as u64)
-}
-
-/// Parses PAX records into `p`. Returns the reason when malformed.
-fn parse_pax(data: &[u8], p: &mut Pending) -> Result<(), String> {
-    let mut rest = data;
-    while !rest.is_empty() {
-        let sp = rest
-            .iter()
-            .position(|b| *b == b' ')
-            .ok_or("PAX record without a length")?;
-        let len_s = &rest[..sp];
-        if len_s.is_empty() || !len_s.iter().all(u8::is_ascii_digit) || len_s.len() > 19 {
-            return Err("PAX record length is not a decimal number".into());
-        }
-        let len: usize = std::str::from_utf8(len_s)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .ok_or("bad PAX record length")?;
-        if len <= sp + 1 || len > rest.len() {
-            return Err(format!(
-                "PAX record length {len} does not fit the header data"
-            ));
-        }
-        let rec = &rest[sp + 1..len];
-        if rec.last() != Some(&b'\n') {
-            return Err("PAX record does not end with a newline".into());
-        }
-        let kv = &rec[..rec.len() - 1];
-        let eq = kv
-            .iter()
-            .position(|b| *b == b'=')
-            .ok_or("PAX record without '='")?;
-        let (key, value) = (&kv[..eq], &kv[eq + 1..]);
-        match key {
-            b"path" => {
-                p.path = if value.is_empty() {
-                    None
-                } else {
-                    Some(value.to_vec())
-                }
-            }
-            b"size" => {
-                if value.is_empty() {
-                    p.size = None;
-                } else {
-                    if !value.iter().all(u8::is_ascii_digit) {
-                        return Err("PAX size is not a decimal number".into());
-                    }
-                    let v: u64 = std::str::from_utf8(value)
-                        .ok()
-                        .and_then(|s| s.parse().ok())
-                        .ok_or("PAX size is too large")?;
-                    p.size = Some(v);
-                }
-            }
-            k if k.starts_with(b"GNU.sparse.") => p.sparse = true,
-            _ => {}
-        }
-        rest = &rest[len..];
-    }
-    Ok(())
-}
-
 fn type_name(t: u8) -> String {
     match t {
         b'1' => "hard link".into(),
@@ -478,11 +375,13 @@ fn type_name(t: u8) -> String {
     }
 }
 
-/// Whether an entry of this (rejected) type carries data blocks after its
-/// header (as Python's tarfile decides: links, devices, FIFOs and
-/// directories never do, whatever their size field says).
-fn type_has_data(t: u8) -> bool {
-    !matches!(t, b'1' | b'2' | b'3' | b'4' | b'5' | b'6')
+/// What an entry of typeflag `t` is, for messages.
+fn kind_name(t: u8) -> String {
+    match t {
+        b'0' | 0 => "regular file".into(),
+        b'5' => "directory".into(),
+        t => type_name(t),
+    }
 }
 
 /// The tar-level verdict and everything collected.
@@ -618,6 +517,7 @@ impl<'a> Parser<'a> {
         let mut pending = Pending::default();
         let mut h = [0u8; BLOCK];
         loop {
+            let off = src.offset();
             let got = match src.block(&mut h) {
                 Ok(n) => n,
                 Err(()) => return,
@@ -656,27 +556,26 @@ impl<'a> Parser<'a> {
                 self.w.eoa = true;
                 return;
             }
-            if !checksum_ok(&h) {
+            let hd = match header::decode(&h) {
+                Ok(hd) => hd,
+                Err(why) => {
+                    self.w.tar_problem = Some(format!(
+                        "header at offset {off}{}: {why}",
+                        named(header::cstr(&h[..100]))
+                    ));
+                    return;
+                }
+            };
+            let t = hd.typeflag;
+            let hsize = hd.size;
+            if t == b'K' {
                 self.w.tar_problem = Some(format!(
-                    "header checksum mismatch at offset {} (corrupt archive or not a tar stream)",
-                    src.out_total
-                        .saturating_sub((src.len - src.pos) as u64 + BLOCK as u64)
+                    "GNU long link name ('K') header at offset {off}: links are not allowed in a bundle, and readers disagree on which entry a stray one applies to"
                 ));
                 return;
             }
-            let gnu = &h[257..265] == b"ustar  \0";
-            let ustar = &h[257..263] == b"ustar\0";
-            if !gnu && !ustar {
-                self.w.tar_problem = Some("header is neither POSIX ustar nor GNU format (old v7 tar headers are not accepted)".into());
-                return;
-            }
-            let t = h[156];
-            let Some(hsize) = parse_num(&h[124..136]) else {
-                self.w.tar_problem = Some("header size field is not a number".into());
-                return;
-            };
-            // Metadata headers.
-            if matches!(t, b'x' | b'L' | b'K') {
+            // Extension headers for the next entry: at most one, PAX or GNU.
+            if matches!(t, b'x' | b'L') {
                 if hsize > self.limits.max_pax_record_bytes {
                     self.w.limit_stop = Some((
                         "pax_record_bytes",
@@ -689,7 +588,8 @@ impl<'a> Parser<'a> {
                     return;
                 }
                 self.w.max_pax = self.w.max_pax.max(hsize);
-                let mut data = Vec::with_capacity(hsize as usize);
+                // Sized by what arrives, not by the declared length.
+                let mut data = Vec::new();
                 match src.data(hsize, |b| data.extend_from_slice(b)) {
                     Err(()) => return,
                     Ok(false) => {
@@ -709,28 +609,37 @@ impl<'a> Parser<'a> {
                     }
                     Ok(true) => {}
                 }
-                let flag = match t {
-                    b'x' => &mut pending.pax,
-                    b'L' => &mut pending.gnu_name,
-                    _ => &mut pending.gnu_link,
-                };
-                if *flag {
-                    self.w.tar_problem = Some(format!("two '{}' headers for one entry", t as char));
+                if pending.any() {
+                    let first = if pending.pax.is_some() { 'x' } else { 'L' };
+                    self.w.tar_problem = Some(if first == t as char {
+                        format!("two '{first}' headers for one entry (at offset {off})")
+                    } else {
+                        format!(
+                            "a GNU long name and a PAX header for one entry ('{first}' then '{}' at offset {off}): the readers disagree on which name wins",
+                            t as char
+                        )
+                    });
                     return;
                 }
-                *flag = true;
-                match t {
-                    b'x' => {
-                        if let Err(why) = parse_pax(&data, &mut pending) {
-                            self.w.tar_problem = Some(format!("malformed PAX header: {why}"));
+                if t == b'x' {
+                    match header::parse_pax(&data) {
+                        Ok(info) => pending.pax = Some(info),
+                        Err(why) => {
+                            self.w.tar_problem =
+                                Some(format!("malformed PAX header at offset {off}: {why}"));
                             return;
                         }
                     }
-                    // A PAX path, if any, takes precedence over a GNU long name.
-                    b'L' if !pending.pax || pending.path.is_none() => {
-                        pending.path = Some(cstr(&data).to_vec());
+                } else {
+                    match header::parse_long_name(&data) {
+                        Ok(name) => pending.long_name = Some(name),
+                        Err(why) => {
+                            self.w.tar_problem = Some(format!(
+                                "malformed GNU long-name header at offset {off}: {why}"
+                            ));
+                            return;
+                        }
                     }
-                    _ => {}
                 }
                 continue;
             }
@@ -746,26 +655,40 @@ impl<'a> Parser<'a> {
                 ));
                 return;
             }
-            let p = std::mem::take(&mut pending);
-            let size = p.size.unwrap_or(hsize);
-            let raw_path: Vec<u8> = match p.path {
-                Some(path) => path,
-                None => {
-                    let name = cstr(&h[..100]);
-                    let prefix = if ustar { cstr(&h[345..500]) } else { &[][..] };
-                    if prefix.is_empty() {
-                        name.to_vec()
-                    } else {
-                        let mut v = prefix.to_vec();
-                        v.push(b'/');
-                        v.extend_from_slice(name);
-                        v
-                    }
+            let Pending { pax, long_name } = std::mem::take(&mut pending);
+            let pax = pax.unwrap_or_default();
+            let raw_path: Vec<u8> = pax.path.or(long_name).unwrap_or(hd.name);
+            let regular_type = matches!(t, b'0' | 0);
+            let size = match pax.size {
+                Some(_) if !regular_type => {
+                    self.w.tar_problem = Some(format!(
+                        "a PAX size record on a {} entry at offset {off} ({}): readers disagree on whether data follows",
+                        kind_name(t),
+                        shown(&raw_path, 200)
+                    ));
+                    return;
                 }
+                Some(ps) if hsize != 0 && hsize != ps => {
+                    self.w.tar_problem = Some(format!(
+                        "the PAX size {ps} and the header's size field {hsize} disagree for the entry at offset {off} ({}): write 0 in the field or the same size",
+                        shown(&raw_path, 200)
+                    ));
+                    return;
+                }
+                Some(ps) => ps,
+                None => hsize,
             };
-            let is_file = matches!(t, b'0' | 0) && !p.sparse;
+            if size != 0 && matches!(t, b'1' | b'2' | b'3' | b'4' | b'5' | b'6') {
+                self.w.tar_problem = Some(format!(
+                    "a {} entry with a non-zero size ({size}) at offset {off} ({}): Python and GNU tar read no data after it, the tar crate reads {size} bytes",
+                    kind_name(t),
+                    shown(&raw_path, 200)
+                ));
+                return;
+            }
+            let is_file = regular_type && !pax.sparse;
             let is_dir = t == b'5';
-            let data_len = if is_file || type_has_data(t) { size } else { 0 };
+            let data_len = size;
             if data_len > self.limits.max_entry_bytes {
                 self.w.limit_stop = Some((
                     "entry_bytes",
@@ -783,7 +706,7 @@ impl<'a> Parser<'a> {
             // Decide whether the entry is acceptable and its relative path.
             let mut problems: Vec<String> = Vec::new();
             if !is_file && !is_dir {
-                problems.push(if p.sparse && matches!(t, b'0' | 0) {
+                problems.push(if pax.sparse && regular_type {
                     "GNU sparse file (PAX sparse records)".to_string()
                 } else {
                     type_name(t)
@@ -1442,52 +1365,4 @@ pub(crate) fn verify_with_sink<R: Read>(
         manifest: w.manifest,
         listed_bytes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers() {
-        assert_eq!(parse_num(b"00000002322\0"), Some(1234));
-        assert_eq!(parse_num(b"     2322 \0"), Some(1234));
-        assert_eq!(parse_num(b"\0\0\0"), Some(0));
-        assert_eq!(parse_num(b"0000009\0"), None);
-        let mut b = [0u8; 12];
-        b[0] = 0x80;
-        b[11] = 5;
-        b[10] = 1;
-        assert_eq!(parse_num(&b), Some(261));
-        b[0] = 0xff;
-        assert_eq!(parse_num(&b), None);
-        let mut big = [0xffu8; 12];
-        big[0] = 0x80;
-        assert_eq!(parse_num(&big), None);
-    }
-
-    #[test]
-    fn pax_records() {
-        let mut p = Pending::default();
-        parse_pax(b"13 path=abcd\n11 size=42\n", &mut p).unwrap();
-        assert_eq!(p.path.as_deref(), Some(&b"abcd"[..]));
-        assert_eq!(p.size, Some(42));
-        for bad in [
-            &b"12 path=abcd\n"[..],
-            b"x path=a\n",
-            b"99 path=a\n",
-            b"9 pathab\n",
-            b"11 size=4x\n",
-        ] {
-            assert!(
-                parse_pax(bad, &mut Pending::default()).is_err(),
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
-        }
-        let mut s = Pending::default();
-        parse_pax(b"30 GNU.sparse.major=1\n", &mut s).ok();
-        parse_pax(b"22 GNU.sparse.major=1\n", &mut s).unwrap();
-        assert!(s.sparse);
-    }
 }

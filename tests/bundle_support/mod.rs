@@ -1,0 +1,211 @@
+//! Helpers shared by the bundle reader tests: raw tar headers built byte by
+//! byte (not through proofpack's writer, so that every field can be made
+//! hostile), a small tar builder, MANIFEST text, gzip, and running
+//! `proofpack verify --structure-only --json` on bytes.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::Path;
+
+use assert_cmd::Command as Cmd;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use proofpack::digest::Sha256Digest;
+use serde_json::Value;
+
+/// The root directory of the test bundles.
+pub const ROOT: &str = "run";
+
+/// Recomputes the (unsigned) header checksum, written as GNU tar and Python
+/// write it: six octal digits, NUL, space.
+pub fn fix_checksum(h: &mut [u8; 512]) {
+    h[148..156].fill(b' ');
+    let sum: u32 = h.iter().map(|b| *b as u32).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+}
+
+/// A raw POSIX ustar header with a correct checksum.
+pub fn header(name: &[u8], size: u64, typeflag: u8) -> [u8; 512] {
+    let mut h = [0u8; 512];
+    h[..name.len().min(100)].copy_from_slice(&name[..name.len().min(100)]);
+    h[100..108].copy_from_slice(b"0000644\0");
+    h[108..116].copy_from_slice(b"0000000\0");
+    h[116..124].copy_from_slice(b"0000000\0");
+    h[124..136].copy_from_slice(format!("{size:011o}\0").as_bytes());
+    h[136..148].copy_from_slice(b"00000000000\0");
+    h[156] = typeflag;
+    h[257..263].copy_from_slice(b"ustar\0");
+    h[263..265].copy_from_slice(b"00");
+    fix_checksum(&mut h);
+    h
+}
+
+/// A raw GNU-format header (magic `ustar  \0`, devmajor/devminor NUL as GNU
+/// tar writes them) with a correct checksum.
+pub fn gnu_header(name: &[u8], size: u64, typeflag: u8) -> [u8; 512] {
+    let mut h = header(name, size, typeflag);
+    h[257..265].copy_from_slice(b"ustar  \0");
+    fix_checksum(&mut h);
+    h
+}
+
+/// One PAX record `"<len> <key>=<value>\n"`.
+pub fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
+    let inner = key.len() + value.len() + 3;
+    let mut len = inner + 1;
+    while len != inner + len.to_string().len() {
+        len = inner + len.to_string().len();
+    }
+    let mut r = format!("{len} {key}=").into_bytes();
+    r.extend_from_slice(value);
+    r.push(b'\n');
+    r
+}
+
+/// A tar stream under construction.
+#[derive(Default, Clone)]
+pub struct Tar(pub Vec<u8>);
+
+impl Tar {
+    /// A ustar header for `name` with `data`, padded.
+    pub fn raw(&mut self, name: &str, typeflag: u8, data: &[u8]) -> &mut Self {
+        self.0
+            .extend_from_slice(&header(name.as_bytes(), data.len() as u64, typeflag));
+        self.data(data)
+    }
+    /// A header block as given, then `data`, padded.
+    pub fn block(&mut self, h: &[u8; 512], data: &[u8]) -> &mut Self {
+        self.0.extend_from_slice(h);
+        self.data(data)
+    }
+    /// Data padded to a block.
+    pub fn data(&mut self, data: &[u8]) -> &mut Self {
+        self.0.extend_from_slice(data);
+        let pad = (512 - data.len() % 512) % 512;
+        self.0.resize(self.0.len() + pad, 0);
+        self
+    }
+    /// A regular file `<ROOT>/<rel>`.
+    pub fn file(&mut self, rel: &str, data: &[u8]) -> &mut Self {
+        self.raw(&format!("{ROOT}/{rel}"), b'0', data)
+    }
+    /// A PAX extended header with these records.
+    pub fn pax(&mut self, records: &[(&str, &[u8])]) -> &mut Self {
+        let body: Vec<u8> = records.iter().flat_map(|(k, v)| pax_record(k, v)).collect();
+        self.raw("././@PaxHeader", b'x', &body)
+    }
+    /// A GNU long-name header (`L`) for `name`, NUL-terminated as GNU tar
+    /// writes it.
+    pub fn long_name(&mut self, name: &str) -> &mut Self {
+        let mut data = name.as_bytes().to_vec();
+        data.push(0);
+        let h = gnu_header(b"././@LongLink", data.len() as u64, b'L');
+        self.block(&h, &data)
+    }
+    /// `<ROOT>/MANIFEST` listing `files`.
+    pub fn manifest(&mut self, files: &[(&str, &[u8])]) -> &mut Self {
+        let text = manifest_text(files);
+        self.file("MANIFEST", text.as_bytes())
+    }
+    /// The stream with its two end-of-archive blocks.
+    pub fn end(&mut self) -> Vec<u8> {
+        self.0.extend_from_slice(&[0u8; 1024]);
+        std::mem::take(&mut self.0)
+    }
+}
+
+/// Canonical MANIFEST text for `files`.
+pub fn manifest_text(files: &[(&str, &[u8])]) -> String {
+    let mut v: Vec<_> = files
+        .iter()
+        .map(|(p, c)| format!("{p}:{}\n", Sha256Digest::of_bytes(c)))
+        .collect();
+    v.sort();
+    v.concat()
+}
+
+/// One gzip member holding `tar`.
+pub fn gz(tar: &[u8]) -> Vec<u8> {
+    let mut e = GzEncoder::new(Vec::new(), Compression::new(6));
+    e.write_all(tar).unwrap();
+    e.finish().unwrap()
+}
+
+pub const A: (&str, &[u8]) = ("a.txt", b"alpha\n");
+pub const B: (&str, &[u8]) = ("dir/b.json", b"{\"b\": 1}\n");
+
+/// MANIFEST + a.txt + dir/b.json, without the end blocks.
+pub fn good_start() -> Tar {
+    let mut t = Tar::default();
+    t.manifest(&[A, B]).file(A.0, A.1).file(B.0, B.1);
+    t
+}
+
+/// The proofpack binary, without the catalog.
+pub fn pp() -> Cmd {
+    let mut c = Cmd::cargo_bin("proofpack").unwrap();
+    c.env_remove("SOURCE_DATE_EPOCH");
+    c.arg("--no-catalog");
+    c
+}
+
+/// The outcome of `proofpack verify FILE --structure-only --json`.
+pub struct Verdict {
+    /// Exit status.
+    pub code: i32,
+    /// The JSON report.
+    pub report: Value,
+    /// stderr.
+    pub stderr: String,
+}
+
+impl Verdict {
+    /// The check `id` (panics with the report when absent).
+    pub fn check(&self, id: &str) -> &Value {
+        self.report["checks"]
+            .as_array()
+            .and_then(|a| a.iter().find(|c| c["id"] == id))
+            .unwrap_or_else(|| panic!("no check {id}: {:#}", self.report))
+    }
+
+    /// Asserts exit 1 and that `id` failed with a detail containing `needle`.
+    pub fn assert_failed(&self, id: &str, needle: &str) {
+        assert_eq!(
+            self.code, 1,
+            "exit status: {:#}\n{}",
+            self.report, self.stderr
+        );
+        let c = self.check(id);
+        assert_eq!(c["ok"], false, "{id} should fail: {:#}", self.report);
+        let detail = c["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(needle), "{id}: {detail:?} lacks {needle:?}");
+    }
+
+    /// Asserts exit 0.
+    pub fn assert_verified(&self) {
+        assert_eq!(self.code, 0, "{:#}\n{}", self.report, self.stderr);
+    }
+}
+
+/// Runs `proofpack verify PATH --structure-only --json`.
+pub fn verify_file(path: &Path) -> Verdict {
+    let o = pp()
+        .args(["verify", "--structure-only", "--json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let report = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+    Verdict {
+        code: o.status.code().unwrap_or(-1),
+        report,
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// Writes `bundle` into a temporary directory and runs the binary on it.
+pub fn verify_bytes(bundle: &[u8]) -> Verdict {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("b.tgz");
+    std::fs::write(&p, bundle).unwrap();
+    verify_file(&p)
+}
