@@ -338,11 +338,12 @@ fn undeclared_check(plan: &Plan, collected: &Collected) -> Check {
             "{path} holds request records (its first names point {point:?}) but is no declared point's client records or journal"
         ));
     }
-    for j in collected.journals.values() {
-        for q in &j.undeclared.quoted {
-            found.push(q.clone());
+    for (path, j) in &collected.journals {
+        for (point, (events, line)) in &j.undeclared {
+            found.push(format!(
+                "{path}: {events} event(s) of point {point:?} (the first at line {line}), which is not a declared point reading this journal"
+            ));
         }
-        found.count += j.undeclared.count - j.undeclared.quoted.len() as u64;
     }
     if found.is_empty() {
         Check::pass(

@@ -331,8 +331,9 @@ pub struct JournalSummary {
     pub problems: Problems,
     /// Events read.
     pub events: u64,
-    /// Events of points that do not name this journal (undeclared points).
-    pub undeclared: Problems,
+    /// Events of points that do not name this journal (undeclared points):
+    /// point name -> (events, line of the first).
+    pub undeclared: std::collections::BTreeMap<String, (u64, u64)>,
 }
 
 /// The journal event proofpack reads as the router's first token.
@@ -347,7 +348,7 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
     }
     let mut problems = Problems::default();
     let mut line_problems = Problems::default();
-    let mut undeclared = Problems::default();
+    let mut undeclared: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
     for_each_line(r, file, &mut line_problems, |line, text| {
         if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
             problems.push(format!("{file}:{line}: invalid journal event: {e}"));
@@ -370,10 +371,14 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
         }
         s.events += 1;
         let Some(map) = s.points.get_mut(&ev.point) else {
-            undeclared.push(format!(
-                "{file}:{line}: event {:?} of request {:?} belongs to point {:?}, which is not a declared point reading this journal",
-                ev.event, ev.request_id, ev.point
-            ));
+            if undeclared.len() < 1024 || undeclared.contains_key(&ev.point) {
+                undeclared.entry(ev.point).or_insert((0, line)).0 += 1;
+            } else {
+                undeclared
+                    .entry("(other points)".into())
+                    .or_insert((0, line))
+                    .0 += 1;
+            }
             return;
         };
         let t = map.entry(ev.request_id).or_default();

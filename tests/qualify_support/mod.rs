@@ -1,0 +1,329 @@
+//! Shared by the qualification CLI tests: a fresh deterministic sample per
+//! case, edits of its files, sealing, and running `proofpack verify --json`.
+#![allow(dead_code, unused_imports)]
+
+#[path = "../../examples/make_sample/gen.rs"]
+pub mod gen;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use base64::Engine as _;
+use proofpack::digest::Sha256Digest;
+use serde_json::Value;
+
+pub struct Case {
+    pub dir: tempfile::TempDir,
+    pub sample: gen::Sample,
+}
+
+pub fn fresh() -> Case {
+    fresh_with(&gen::Params::default())
+}
+
+pub fn fresh_with(p: &gen::Params) -> Case {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = gen::generate(dir.path(), p);
+    std::fs::write(
+        dir.path().join("trust.json"),
+        gen::trust_json(&[
+            (&gen::engine_key(), &["engine"], "TEST-ONLY engine"),
+            (&gen::release_key(), &["release"], "TEST-ONLY release"),
+        ]),
+    )
+    .unwrap();
+    Case { dir, sample }
+}
+
+pub struct Outcome {
+    pub code: i32,
+    pub report: Value,
+    pub stdout: String,
+}
+
+impl Outcome {
+    pub fn failed(&self) -> Vec<String> {
+        self.report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["ok"] == Value::Bool(false))
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+    pub fn check(&self, id: &str) -> &Value {
+        self.report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no check {id} in {}", self.stdout))
+    }
+    /// Exit 1 and `id` among the failures, its detail containing `needle`.
+    pub fn assert_fails(&self, id: &str, needle: &str) {
+        assert_eq!(
+            self.code,
+            1,
+            "expected exit 1; failed checks {:?}",
+            self.failed()
+        );
+        let c = self.check(id);
+        assert_eq!(c["ok"], Value::Bool(false), "{id} did not fail: {c}");
+        let text = c.to_string();
+        assert!(
+            text.contains(needle),
+            "{id} does not name {needle:?}: {text}"
+        );
+    }
+    pub fn assert_ok(&self) {
+        assert_eq!(
+            self.code,
+            0,
+            "expected exit 0; failed checks {:?}\n{}",
+            self.failed(),
+            self.stdout
+        );
+        assert_eq!(self.report["ok"], Value::Bool(true));
+    }
+}
+
+impl Case {
+    pub fn run(&self) -> PathBuf {
+        self.sample.run.clone()
+    }
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.sample.run.join(rel)
+    }
+    pub fn trust(&self) -> PathBuf {
+        self.dir.path().join("trust.json")
+    }
+    pub fn bundle_path(&self) -> PathBuf {
+        self.dir.path().join(format!("{}.tgz", gen::NAME))
+    }
+    /// Seals the run directory as it is now.
+    pub fn seal(&self) -> Sha256Digest {
+        let s = gen::seal_sample(&self.sample.run, &self.bundle_path()).expect("seal");
+        s.bundle_sha256
+    }
+    /// Writes pins (with the bundle's digest if given), edited by `edit`.
+    pub fn pins(&self, bundle: Option<Sha256Digest>, edit: impl FnOnce(&mut Value)) -> PathBuf {
+        let mut v: Value = serde_json::from_slice(&gen::pins_json(&self.sample, bundle)).unwrap();
+        edit(&mut v);
+        let p = self.dir.path().join("pins.json");
+        std::fs::write(&p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+        p
+    }
+    pub fn edit_json(&self, rel: &str, edit: impl FnOnce(&mut Value)) {
+        let p = self.path(rel);
+        let mut v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        edit(&mut v);
+        std::fs::write(&p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    }
+    pub fn edit_lines(&self, rel: &str, edit: impl FnOnce(&mut Vec<String>)) {
+        let p = self.path(rel);
+        let mut lines: Vec<String> = std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        edit(&mut lines);
+        let mut text = lines.join("\n");
+        text.push('\n');
+        std::fs::write(&p, text).unwrap();
+    }
+    /// Seals, pins the new bundle and verifies it with trust.
+    pub fn verify_sealed(&self) -> Outcome {
+        let d = self.seal();
+        let pins = self.pins(Some(d), |_| {});
+        verify(&self.bundle_path(), Some(&pins), Some(&self.trust()))
+    }
+}
+
+pub fn verify(target: &Path, pins: Option<&Path>, trust: Option<&Path>) -> Outcome {
+    let mut cmd = Command::cargo_bin("proofpack").unwrap();
+    cmd.args(["--no-catalog", "verify"])
+        .arg(target)
+        .arg("--json");
+    if let Some(p) = pins {
+        cmd.arg("--pins").arg(p);
+    }
+    if let Some(t) = trust {
+        cmd.arg("--trust").arg(t);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let report = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    Outcome {
+        code: out.status.code().unwrap(),
+        report,
+        stdout: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+    }
+}
+
+/// Rewrites a sealed bundle's entries (after sealing, MANIFEST unchanged).
+pub fn rewrite_bundle(tgz: &Path, edit: impl FnOnce(&mut Vec<(String, Vec<u8>)>)) {
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(tgz).unwrap())
+        .read_to_end(&mut raw)
+        .unwrap();
+    let mut entries = Vec::new();
+    let mut ar = tar::Archive::new(&raw[..]);
+    for e in ar.entries().unwrap() {
+        let mut e = e.unwrap();
+        let path = e.path().unwrap().to_string_lossy().into_owned();
+        let mut data = Vec::new();
+        e.read_to_end(&mut data).unwrap();
+        entries.push((path, data));
+    }
+    edit(&mut entries);
+    let mut b = tar::Builder::new(Vec::new());
+    for (path, data) in &entries {
+        let mut h = tar::Header::new_ustar();
+        h.set_path(path).unwrap();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_uid(0);
+        h.set_gid(0);
+        h.set_mtime(0);
+        h.set_cksum();
+        b.append(&h, &data[..]).unwrap();
+    }
+    let tar_bytes = b.into_inner().unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&tar_bytes).unwrap();
+    std::fs::write(tgz, gz.finish().unwrap()).unwrap();
+}
+
+pub fn root_rel(rel: &str) -> String {
+    format!("{}/{rel}", gen::NAME)
+}
+
+pub fn resign(
+    case: &Case,
+    engine: usize,
+    key: &ed25519_dalek::SigningKey,
+    edit: impl FnOnce(&mut Value),
+) {
+    let mut st = gen::engine_statement(
+        engine,
+        &[
+            ("weights.manifest", case.sample.weights_manifest),
+            ("config.json", case.sample.config),
+            ("engine-image", case.sample.image),
+        ],
+        &case.sample.image,
+        gen::MODEL,
+    );
+    edit(&mut st);
+    std::fs::write(
+        case.path(&format!("attestations/engine-{engine}.dsse.json")),
+        gen::sign_envelope(&st, &[key]),
+    )
+    .unwrap();
+}
+
+pub const J: &str = "router-journal.jsonl";
+pub const C05: &str = "benchmark/rate-0.5/client.jsonl";
+
+impl Case {
+    /// Recomputes every claim of every point from its client records, as a
+    /// publisher who edited the records would (same rounding as the sample).
+    pub fn republish_claims(&self) {
+        let q: Value =
+            serde_json::from_slice(&std::fs::read(self.path("qualification.json")).unwrap())
+                .unwrap();
+        let mut claims = Vec::new();
+        for p in q["points"].as_array().unwrap() {
+            let file = p["client_records"].as_str().unwrap();
+            let bytes = std::fs::read(self.path(file)).unwrap();
+            let s = proofpack::qualify::records::read_client_records(
+                &mut &bytes[..],
+                file,
+                p["name"].as_str().unwrap(),
+                gen::SLO_TTFT_S,
+                gen::SLO_TPOT_S,
+            )
+            .unwrap();
+            let m = s.metrics;
+            let f3 = |v: Option<f64>| format!("{:.3}", v.unwrap());
+            let f1 = |v: Option<f64>| format!("{:.1}", v.unwrap());
+            claims.push(serde_json::json!({
+                "completed_rate": f3(m.completed_rate),
+                "output_throughput": f1(m.output_throughput),
+                "ttft_s": {"p50": f3(m.ttft_s[0]), "p95": f3(m.ttft_s[1]), "p99": f3(m.ttft_s[2])},
+                "tpot_ms": {"p50": f1(m.tpot_ms[0]), "p95": f1(m.tpot_ms[1]), "p99": f1(m.tpot_ms[2])},
+                "within_limits": m.within_limits
+            }));
+        }
+        self.edit_json("qualification.json", |q| {
+            for (p, c) in q["points"].as_array_mut().unwrap().iter_mut().zip(claims) {
+                p["claims"] = c;
+            }
+        });
+    }
+
+    /// Edits every line of a JSON Lines file as a JSON value.
+    pub fn edit_records(&self, rel: &str, mut edit: impl FnMut(&mut Value)) {
+        self.edit_lines(rel, |lines| {
+            for l in lines.iter_mut() {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                edit(&mut v);
+                *l = serde_json::to_string(&v).unwrap();
+            }
+        });
+    }
+}
+
+impl Outcome {
+    /// The failed check ids.
+    pub fn failed_ids(&self) -> Vec<String> {
+        self.failed()
+    }
+    /// Exit 1 and exactly these checks failed (each named by id prefix).
+    pub fn assert_only_failures(&self, ids: &[&str]) {
+        let failed = self.failed();
+        assert_eq!(self.code, 1, "expected exit 1; failed {failed:?}");
+        for f in &failed {
+            assert!(
+                ids.iter().any(|i| f == i),
+                "unexpected failure {f}; expected only {ids:?}\n{}",
+                self.stdout
+            );
+        }
+        for i in ids {
+            assert!(
+                failed.iter().any(|f| f == i),
+                "{i} did not fail; failed {failed:?}"
+            );
+        }
+    }
+}
+
+/// Runs `proofpack --no-catalog ARGS...`; (exit code, stdout, stderr).
+pub fn proofpack(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = Command::cargo_bin("proofpack")
+        .unwrap()
+        .arg("--no-catalog")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `proofpack verify TARGET --json ARGS...` as an [`Outcome`].
+pub fn verify_with(target: &Path, args: &[&std::ffi::OsStr]) -> Outcome {
+    let mut all: Vec<&std::ffi::OsStr> =
+        vec!["verify".as_ref(), target.as_os_str(), "--json".as_ref()];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = proofpack(&all);
+    Outcome {
+        code,
+        report: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stdout: format!("{stdout}\n{stderr}"),
+    }
+}
