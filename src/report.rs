@@ -116,6 +116,9 @@ pub struct Report {
     pub checks: Vec<Check>,
     /// Counts by outcome.
     pub summary: Summary,
+    /// v1.1: the verdict line, where the verb states one (`verify`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
 }
 
 impl Report {
@@ -127,6 +130,7 @@ impl Report {
             target: target.into(),
             checks: Vec::new(),
             summary: Summary::default(),
+            verdict: None,
         }
     }
 

@@ -24,6 +24,12 @@ fn sample_bundle_verifies_with_pins_and_trust() {
     assert_eq!(o.check("pin:bundle")["ok"], Value::Bool(true));
     assert_eq!(o.check("seal")["ok"], Value::Bool(true));
     assert_eq!(o.check("bundle.stable")["ok"], Value::Bool(true));
+    let verdict = o.report["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("VERIFIED: ")
+            && verdict.contains("18 published claims compared, none left out"),
+        "{verdict}"
+    );
     assert_eq!(
         o.check("point:rate-1.within_limits")["ok"],
         Value::Bool(true)

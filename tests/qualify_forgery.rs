@@ -321,6 +321,10 @@ fn structure_only_without_trust_says_seal_not_checked_never_intact() {
         .find(|c| c["id"] == "seal")
         .unwrap();
     assert_eq!(seal["ok"], Value::Null);
+    assert!(v["verdict"]
+        .as_str()
+        .unwrap()
+        .starts_with("VERIFIED (structure only, seal not checked)"));
     assert!(seal["detail"]
         .as_str()
         .unwrap()

@@ -119,6 +119,8 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         };
         verify_bundle_file(&args.target, &args.limits.limits(), &seal, &opts, &progress)?
     };
+    let mut v = v;
+    v.report.verdict = Some(qualify::verdict::verdict(&v).line);
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(&proofpack::catalog::VerificationRecord {
         target: args.target.display().to_string(),
@@ -236,7 +238,7 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
         println!("  {} {}  {}", mark(ui, c), c.id, detail);
     }
     println!();
-    let line = qualify::verdict::verdict(v).line;
+    let line = r.verdict.clone().unwrap_or_default();
     if r.ok {
         println!("{}", ui.green(&bold(ui, &line)));
     } else {
