@@ -176,7 +176,7 @@ const fn b64(alphabet: &base64::alphabet::Alphabet, padding: DecodePaddingMode) 
         alphabet,
         GeneralPurposeConfig::new()
             .with_encode_padding(true)
-            .with_decode_allow_trailing_bits(false)
+            .with_decode_allow_trailing_bits(true)
             .with_decode_padding_mode(padding),
     )
 }
@@ -195,9 +195,11 @@ const B64_URL_NOPAD: GeneralPurpose =
     b64(&base64::alphabet::URL_SAFE, DecodePaddingMode::RequireNone);
 
 /// Decodes base64 as the spec allows: standard or URL-safe alphabet (not
-/// mixed), with full padding or none. Refuses non-canonical text (non-zero
-/// trailing bits, partial padding, whitespace), so that one byte string has
-/// one accepted spelling per alphabet and padding choice.
+/// mixed), with full padding or none. Refuses partial padding and
+/// whitespace. v1.1: non-zero unused bits in the last character are
+/// accepted (they decode to the same bytes), as Python's `base64` and
+/// securesystemslib accept them; signatures are checked over the decoded
+/// bytes, so the spelling of the text never matters to a verdict.
 pub fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
     let std_chars = text.bytes().any(|b| b == b'+' || b == b'/');
     let url_chars = text.bytes().any(|b| b == b'-' || b == b'_');
@@ -905,6 +907,19 @@ impl EnvelopeVerification {
                         st.subjects.len()
                     ),
                 ));
+                // A predicate of a type proofpack defines is checked as
+                // `verify` checks it, so that both verbs give one answer.
+                if let Some(p) = known_predicate_problem(st.get()) {
+                    checks.push(Check::fail("predicate", p));
+                } else if matches!(
+                    st.predicate_type.as_str(),
+                    ENGINE_PREDICATE_TYPE | SEAL_PREDICATE_TYPE
+                ) {
+                    checks.push(Check::pass(
+                        "predicate",
+                        format!("a valid {} predicate", st.predicate_type),
+                    ));
+                }
             }
         }
         checks
@@ -1020,7 +1035,6 @@ pub fn subject_from_file(
 
 /// The engine of an engine attestation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct EngineInfo {
     /// The engine's id in the qualification (`engine-0`).
     pub id: String,
@@ -1034,18 +1048,20 @@ pub struct EngineInfo {
 
 /// The accelerators an engine ran on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Accelerator {
     /// Model name (`MI355X`, `H200` ...).
     pub name: String,
     /// How many (at least 1).
+    #[serde(deserialize_with = "count::de_u64")]
     pub count: u64,
 }
 
 /// The predicate of an engine attestation
-/// (`urn:proofpack:predicate:engine:v1`). Unknown fields are rejected.
+/// (`urn:proofpack:predicate:engine:v1`). v1.1: unknown fields are ignored
+/// and integer fields accept integral floats (`8.0`), as other writers (in-toto's
+/// protobuf JSON among them) emit them; the fields proofpack reads stay
+/// strictly typed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct EnginePredicate {
     /// The engine.
     pub engine: EngineInfo,
@@ -1056,10 +1072,12 @@ pub struct EnginePredicate {
     /// The accelerators.
     pub accelerator: Accelerator,
     /// Parallelism degrees by dimension (`{"tensor": 8}`), each at least 1.
+    #[serde(deserialize_with = "count::de_u64_map")]
     pub parallelism: BTreeMap<String, u64>,
     /// Launch time, RFC 3339 UTC (`2026-09-23T10:00:00Z`).
     pub launched_at: String,
     /// Restart generation of the engine (0 for the first launch).
+    #[serde(deserialize_with = "count::de_u64")]
     pub generation: u64,
 }
 
@@ -1159,13 +1177,15 @@ impl EnginePredicate {
 /// The predicate of a bundle seal (`urn:proofpack:predicate:seal:v1`):
 /// totals of the bundle MANIFEST's file set (MANIFEST itself excluded), the
 /// sealing time and, as proofpack writes it, the tool that sealed.
-/// Unknown fields are rejected, as for the engine predicate.
+/// Unknown fields are ignored and counts may be integral floats, as for the
+/// engine predicate (v1.1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SealPredicate {
     /// Number of files listed in MANIFEST.
+    #[serde(deserialize_with = "count::de_u64")]
     pub files: u64,
     /// Sum of their sizes.
+    #[serde(deserialize_with = "count::de_u64")]
     pub bytes: u64,
     /// Sealing time, RFC 3339 UTC.
     pub sealed_at: String,
@@ -1197,6 +1217,54 @@ impl SealPredicate {
     /// The predicate as JSON.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("predicate serialises")
+    }
+}
+
+/// Integer fields of predicates written by other tools: a JSON integer, or
+/// a float with no fractional part (in-toto's protobuf JSON writes `8.0`).
+mod count {
+    use serde::{Deserialize, Deserializer};
+    use std::collections::BTreeMap;
+
+    /// Largest integral float taken as a count (2^53: beyond it floats skip
+    /// integers, so the value would not be the one written).
+    const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+
+    fn from_value<E: serde::de::Error>(v: &serde_json::Value) -> Result<u64, E> {
+        if let Some(n) = v.as_u64() {
+            return Ok(n);
+        }
+        match v.as_f64() {
+            Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= MAX_EXACT => Ok(f as u64),
+            _ => Err(E::custom(format!(
+                "expected a non-negative integer, found {v}"
+            ))),
+        }
+    }
+
+    pub fn de_u64<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        from_value(&serde_json::Value::deserialize(d)?)
+    }
+
+    pub fn de_u64_map<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, u64>, D::Error> {
+        let m = BTreeMap::<String, serde_json::Value>::deserialize(d)?;
+        m.into_iter()
+            .map(|(k, v)| from_value(&v).map(|n| (k, n)))
+            .collect()
+    }
+}
+
+/// Why a Statement of a predicate type proofpack defines (engine, seal)
+/// carries an invalid predicate, if it does; `None` for other types.
+pub fn known_predicate_problem(st: &Statement) -> Option<String> {
+    match st.predicate_type.as_str() {
+        ENGINE_PREDICATE_TYPE => EnginePredicate::from_statement(st)
+            .err()
+            .map(|e| e.to_string()),
+        SEAL_PREDICATE_TYPE => SealPredicate::from_statement(st)
+            .err()
+            .map(|e| e.to_string()),
+        _ => None,
     }
 }
 
@@ -1233,7 +1301,8 @@ mod tests {
         // "hi" = aGk= ; trailing bits of 'k' are zero, 'l' is not canonical.
         assert_eq!(decode_base64("aGk=").unwrap(), b"hi");
         assert_eq!(decode_base64("aGk").unwrap(), b"hi");
-        assert!(decode_base64("aGl=").unwrap_err().contains("non-canonical"));
+        assert_eq!(decode_base64("aGl=").unwrap(), b"hi");
+        assert_eq!(decode_base64("aGl").unwrap(), b"hi");
         assert!(decode_base64("aGk==").is_err());
         assert!(decode_base64("aG k=").is_err());
         assert_eq!(decode_base64("-_8=").unwrap(), vec![0xfb, 0xff]);
@@ -1254,8 +1323,13 @@ mod tests {
         .unwrap();
         let p = SealPredicate::from_statement(&st).unwrap();
         assert_eq!((p.files, p.bytes, p.tool.as_deref()), (2, 10, None));
+        // v1.1: other writers' extra fields and integral floats are read.
+        let mut other = st.clone();
+        other.predicate["extra"] = serde_json::json!(1);
+        other.predicate["files"] = serde_json::json!(2.0);
+        assert_eq!(SealPredicate::from_statement(&other).unwrap().files, 2);
         let mut bad = st.clone();
-        bad.predicate["extra"] = serde_json::json!(1);
+        bad.predicate["files"] = serde_json::json!(2.5);
         assert!(SealPredicate::from_statement(&bad).is_err());
         bad = st.clone();
         bad.predicate["sealed_at"] = serde_json::json!("now");

@@ -728,11 +728,13 @@ impl Excludes {
 
     /// True when a relative path (file or directory) is excluded.
     pub fn is_excluded(&self, rel: &str) -> bool {
-        self.full.is_match(rel)
-            || rel
-                .rsplit('/')
-                .next()
-                .is_some_and(|c| self.component.is_match(c))
+        self.is_excluded_path(Path::new(rel))
+    }
+
+    /// [`Excludes::is_excluded`] on the path's bytes as they are, so that a
+    /// name that is not UTF-8 can be excluded too.
+    pub fn is_excluded_path(&self, rel: &Path) -> bool {
+        self.full.is_match(rel) || rel.file_name().is_some_and(|c| self.component.is_match(c))
     }
 }
 
@@ -831,6 +833,12 @@ fn scan_impl(
             .path()
             .strip_prefix(root)
             .expect("walkdir yields paths under the root");
+        if ex.is_excluded_path(relp) {
+            if entry.file_type().is_dir() {
+                it.skip_current_dir();
+            }
+            continue;
+        }
         let rel = match relp.to_str() {
             Some(s) => s.to_string(),
             None => {
@@ -844,12 +852,6 @@ fn scan_impl(
                 continue;
             }
         };
-        if ex.is_excluded(&rel) {
-            if entry.file_type().is_dir() {
-                it.skip_current_dir();
-            }
-            continue;
-        }
         let ft = entry.file_type();
         if ft.is_dir() {
             continue;

@@ -13,6 +13,9 @@ use serde_json::Value;
 /// Schema tag of the JSON report.
 pub const REPORT_SCHEMA: &str = "proofpack/report/v1";
 
+/// How the detail of a check that could not run begins.
+pub const NOT_CHECKABLE: &str = "not checkable: ";
+
 /// Exit status: the evidence holds.
 pub const EXIT_OK: i32 = 0;
 /// Exit status: the evidence does not hold.
@@ -60,7 +63,7 @@ impl Check {
     }
     /// A check that could not run because something it needs failed.
     pub fn not_checkable(id: impl Into<String>, why: impl AsRef<str>) -> Self {
-        Check::fail(id, format!("not checkable: {}", why.as_ref()))
+        Check::fail(id, format!("{NOT_CHECKABLE}{}", why.as_ref()))
     }
     /// A check that was not asked for.
     pub fn skip(id: impl Into<String>, reason: impl Into<String>) -> Self {
@@ -101,6 +104,17 @@ pub struct Summary {
     pub failed: usize,
     /// Checks that were not asked for.
     pub skipped: usize,
+    /// v1.1: failed checks that could not run because another failed
+    /// ("not checkable: ..."); counted in `failed` too. `failed -
+    /// not_checkable` is the number of causes.
+    pub not_checkable: usize,
+}
+
+impl Summary {
+    /// Failed checks that are causes, not echoes of another failure.
+    pub fn causes(&self) -> usize {
+        self.failed - self.not_checkable
+    }
 }
 
 /// A verification report.
@@ -140,6 +154,9 @@ impl Report {
             Some(true) => self.summary.passed += 1,
             Some(false) => {
                 self.summary.failed += 1;
+                if check.detail.starts_with(NOT_CHECKABLE) {
+                    self.summary.not_checkable += 1;
+                }
                 self.ok = false;
             }
             None => self.summary.skipped += 1,
@@ -198,7 +215,8 @@ mod tests {
             Summary {
                 passed: 1,
                 failed: 1,
-                skipped: 1
+                skipped: 1,
+                not_checkable: 0
             }
         );
         let v: Value = serde_json::from_str(&r.to_json()).unwrap();

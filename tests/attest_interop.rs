@@ -37,6 +37,15 @@ stmt = {"_type": "https://in-toto.io/Statement/v1",
                       "accelerator": {"name": "MI355X", "count": 8},
                       "parallelism": {"tensor": 8},
                       "launched_at": "2026-09-23T10:00:00Z", "generation": 2}}
+if flavour == "other-tool":
+    # As other writers emit it: extra predicate fields, integral floats
+    # (protobuf JSON), and a signature whose base64 has non-zero unused bits.
+    p = stmt["predicate"]
+    p["accelerator"]["count"] = 8.0
+    p["parallelism"]["tensor"] = 8.0
+    p["generation"] = 2.0
+    p["engine"]["build"] = "rocm7"
+    p["runtime"] = {"python": "3.11"}
 payload = json.dumps(stmt, indent=1).encode()
 ptype = "application/vnd.in-toto+json"
 pae = b"DSSEv1 %d %s %d %s" % (len(ptype), ptype.encode(), len(payload), payload)
@@ -45,6 +54,15 @@ if flavour == "std":
     enc = lambda b: base64.b64encode(b).decode()
 elif flavour == "url-nopad":
     enc = lambda b: base64.urlsafe_b64encode(b).decode().rstrip("=")
+elif flavour == "other-tool":
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    def enc(b):
+        t = base64.b64encode(b).decode()
+        if len(b) % 3 == 1:  # two characters, the second with 4 unused bits
+            i = len(t) - 3
+            t = t[:i] + alphabet[alphabet.index(t[i]) | 1] + t[i + 1:]
+            assert base64.b64decode(t) == b
+        return t
 else:
     raise SystemExit("flavour")
 env = {"payloadType": ptype, "payload": enc(payload),
@@ -155,7 +173,7 @@ fn key_id_cli(pub_pem: &Path) -> String {
 
 #[test]
 fn python_cryptography_envelope_verifies_in_proofpack() {
-    for flavour in ["std", "url-nopad"] {
+    for flavour in ["std", "url-nopad", "other-tool"] {
         let d = tempfile::tempdir().unwrap();
         let py_keyid = run_python(PY_SIGN, &[d.path(), Path::new(flavour)])
             .trim()
@@ -347,4 +365,55 @@ fn securesystemslib_envelope_verifies_in_proofpack() {
         .arg(&trust)
         .assert()
         .code(2);
+}
+
+/// Every key shipped in testdata/ loads in OpenSSL and in Python's
+/// `cryptography`, and both compute proofpack's key id for it.
+#[test]
+fn every_shipped_key_loads_in_openssl_and_cryptography() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut keys = Vec::new();
+    for e in walkdir::WalkDir::new(&root) {
+        let p = e.unwrap().into_path();
+        if matches!(p.extension().and_then(|x| x.to_str()), Some("key" | "pub")) {
+            keys.push(p);
+        }
+    }
+    keys.sort();
+    assert!(
+        keys.len() >= 4,
+        "expected the sample's keys, found {keys:?}"
+    );
+    for k in &keys {
+        let private = k.extension().unwrap() == "key";
+        let mut cmd = Command::new("openssl");
+        cmd.arg("pkey");
+        if !private {
+            cmd.arg("-pubin");
+        }
+        let out = cmd.arg("-in").arg(k).arg("-noout").output().unwrap();
+        assert!(
+            out.status.success(),
+            "openssl cannot read {}: {}",
+            k.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let py = run_python(
+            r#"
+import sys, hashlib
+from cryptography.hazmat.primitives import serialization as s
+data = open(sys.argv[1], "rb").read()
+if sys.argv[2] == "key":
+    k = s.load_pem_private_key(data, None).public_key()
+else:
+    k = s.load_pem_public_key(data)
+print(hashlib.sha256(k.public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo)).hexdigest())
+"#,
+            &[k.as_path(), Path::new(if private { "key" } else { "pub" })],
+        );
+        if !private {
+            assert_eq!(py.trim(), key_id_cli(k), "{}", k.display());
+            assert_eq!(py.trim(), openssl_key_id(k), "{}", k.display());
+        }
+    }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
-use ed25519_dalek::pkcs8::{EncodePrivateKey, EncodePublicKey};
+use ed25519_dalek::pkcs8::EncodePublicKey;
 use ed25519_dalek::{Signer, SigningKey};
 use proofpack::digest::Sha256Digest;
 use proofpack::manifest::{self, BuildOptions};
@@ -507,7 +507,9 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
 
 /// PEM files of a key pair.
 pub fn write_keys(dir: &Path, prefix: &str, k: &SigningKey) {
-    let private = k.to_pkcs8_pem(LineEnding::LF).expect("pkcs8");
+    // PKCS#8 v1 (RFC 8410), as `proofpack key gen` writes: OpenSSL 3.0 and
+    // Python's cryptography do not read the v2 form ed25519-dalek writes.
+    let private = proofpack::keys::private_key_pem(k);
     let public = k
         .verifying_key()
         .to_public_key_pem(LineEnding::LF)

@@ -216,6 +216,10 @@ fn run_sign(a: SignArgs, ui: &Ui) -> Result<i32> {
         let p = EnginePredicate::from_statement(&statement)?;
         p.statement(statement.subjects.clone())?;
     }
+    if let Some(why) = attest::known_predicate_problem(&statement) {
+        // The same for a seal: never sign what `verify` rejects.
+        bail!("refusing to sign: {why}");
+    }
     sign_and_write(&statement, &signing, &a.out, ui)
 }
 
@@ -369,6 +373,14 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
         println!("{}", report.to_json());
     }
     match &v.result {
+        Ok(st) if attest::known_predicate_problem(st.get()).is_some() => {
+            let why = attest::known_predicate_problem(st.get()).unwrap_or_default();
+            ui.note(&format!(
+                "attest verify: FAILED, {}: signed, but its predicate is not valid: {why}",
+                a.envelope.display()
+            ));
+            Ok(EXIT_FAILED)
+        }
         Ok(st) => {
             if !a.json {
                 println!("predicateType: {}", st.predicate_type);

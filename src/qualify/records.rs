@@ -52,8 +52,9 @@ impl Problems {
     }
 }
 
-/// Calls `f(line_number, line)` for every line of `r`; a line longer than
-/// [`MAX_LINE`], a blank line or invalid UTF-8 becomes a problem. Returns
+/// Calls `f(line_number, line)` for every line of `r` (ended by `\n` or
+/// `\r\n`); a line longer than [`MAX_LINE`], a blank line or invalid UTF-8
+/// becomes a problem. Returns
 /// `Err` only on I/O errors.
 pub fn for_each_line(
     r: &mut dyn Read,
@@ -83,11 +84,10 @@ pub fn for_each_line(
             io::copy(&mut reader, &mut io::sink())?;
             return Ok(());
         }
+        // JSON Lines allows "\r\n" line ends (v1.1); a line that is blank
+        // once its "\r" is dropped is still a blank line.
         if buf.last() == Some(&b'\r') {
-            problems.push(format!(
-                "{file}:{line_no}: carriage return; JSON Lines records end with \\n only"
-            ));
-            continue;
+            buf.pop();
         }
         if buf.is_empty() {
             problems.push(format!("{file}:{line_no}: blank line"));
@@ -439,12 +439,15 @@ mod tests {
         let (l, p) = lines(b"a\nb");
         assert_eq!(l, vec![(1, "a".into()), (2, "b".into())]);
         assert!(p.is_empty());
-        let (l, p) = lines(b"a\n\nb\r\n\xff\n");
-        assert_eq!(l, vec![(1, "a".into())]);
+        let (l, p) = lines(b"a\n\nb\r\n\xff\n\r\nc\rd\n");
+        assert_eq!(
+            l,
+            vec![(1, "a".into()), (3, "b".into()), (6, "c\rd".into())]
+        );
         assert_eq!(p.count, 3);
         assert!(p.quoted[0].contains("f.jsonl:2: blank line"));
-        assert!(p.quoted[1].contains("f.jsonl:3: carriage return"));
-        assert!(p.quoted[2].contains("f.jsonl:4: not valid UTF-8"));
+        assert!(p.quoted[1].contains("f.jsonl:4: not valid UTF-8"));
+        assert!(p.quoted[2].contains("f.jsonl:5: blank line"));
         let mut long = vec![b'x'; MAX_LINE + 10];
         long.extend_from_slice(b"\nok\n");
         let (l, p) = lines(&long);

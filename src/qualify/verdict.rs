@@ -67,9 +67,21 @@ pub fn verdict(v: &Verification) -> Verdict {
         )
     };
     if s.failed > 0 {
+        let echoes = if s.not_checkable > 0 {
+            format!(
+                " ({} cause(s); {} not checkable because of them)",
+                s.causes(),
+                s.not_checkable
+            )
+        } else {
+            String::new()
+        };
         return Verdict {
             holds: false,
-            line: format!("FAILED: {} of {} checks failed{claims}", s.failed, total),
+            line: format!(
+                "FAILED: {} of {} checks failed{echoes}{claims}",
+                s.failed, total
+            ),
         };
     }
     let mut qualifiers = Vec::new();
