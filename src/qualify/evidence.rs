@@ -18,8 +18,14 @@ use super::schema::{Pins, Qualification};
 use crate::digest::{Hasher, Sha256Digest};
 use crate::manifest::validate_path;
 
-/// Largest small file (attestation, manifest) read whole.
-pub const MAX_CAPTURED: u64 = 64 << 20;
+/// Largest file read whole (an attestation, the benchmark plan): the
+/// envelope limit of the attest layer.
+pub const MAX_CAPTURED: u64 = 16 << 20;
+/// Most bytes read whole over all files of a run (v1.1): a run with many
+/// engines cannot make verification hold more than this in memory.
+pub const MAX_CAPTURED_TOTAL: u64 = 256 << 20;
+/// Most undeclared records files named individually (the rest are counted).
+pub const MAX_UNDECLARED_NAMED: usize = 100;
 
 /// Which files of a run verification reads, and in what role.
 #[derive(Debug, Clone)]
@@ -36,6 +42,9 @@ pub struct Plan {
     pub pin_paths: BTreeSet<String>,
     /// The benchmark plan (v1.1), when the qualification names one.
     pub plan_file: Option<String>,
+    /// Digests of pins with a file count: the manifests under `manifests/`
+    /// whose lines are counted.
+    pub counted_digests: BTreeSet<Sha256Digest>,
 }
 
 impl Plan {
@@ -54,6 +63,15 @@ impl Plan {
         let pin_paths = pins
             .map(|p| p.pins.iter().filter_map(|p| p.path.clone()).collect())
             .unwrap_or_default();
+        let counted_digests = pins
+            .map(|p| {
+                p.pins
+                    .iter()
+                    .filter(|p| p.files.is_some())
+                    .map(|p| p.sha256)
+                    .collect()
+            })
+            .unwrap_or_default();
         Plan {
             plan_file: q.plan.clone(),
             q,
@@ -61,11 +79,13 @@ impl Plan {
             journals,
             attestations,
             pin_paths,
+            counted_digests,
         }
     }
 }
 
-/// True for the files under `manifests/` (kept whole, for pins with `files`).
+/// True for the files under `manifests/` (their lines are counted, for pins
+/// with `files`).
 pub fn is_manifest_file(rel: &str) -> bool {
     rel.starts_with("manifests/")
 }
@@ -73,10 +93,15 @@ pub fn is_manifest_file(rel: &str) -> bool {
 /// What the pass over the evidence found.
 #[derive(Debug, Default)]
 pub struct Collected {
-    /// Whole contents of attestations and `manifests/*` files.
+    /// Whole contents of the attestations and the benchmark plan.
     pub small: BTreeMap<String, Vec<u8>>,
-    /// Files too large to keep whole.
-    pub too_large: BTreeSet<String>,
+    /// Files too large to keep whole, and why.
+    pub too_large: BTreeMap<String, String>,
+    /// Bytes kept in `small`.
+    pub captured_bytes: u64,
+    /// Line counts of the files under `manifests/` whose digest a pin with
+    /// `files` names: path -> (digest, lines).
+    pub manifest_lines: BTreeMap<String, (Sha256Digest, u64)>,
     /// SHA-256 of every file read.
     pub hashes: BTreeMap<String, Sha256Digest>,
     /// Point index -> its client records.
@@ -84,8 +109,11 @@ pub struct Collected {
     /// Journal path -> what it holds.
     pub journals: BTreeMap<String, JournalSummary>,
     /// Files that no point declares but that hold client records or
-    /// journal events (v1.1), with the point their first record names.
+    /// journal events (v1.1), with the point their first record names (at
+    /// most [`MAX_UNDECLARED_NAMED`]).
     pub undeclared: BTreeMap<String, String>,
+    /// How many such files there were in all.
+    pub undeclared_files: u64,
     /// Paths read as evidence or sniffed (every regular file offered).
     pub offered: u64,
 }
@@ -159,7 +187,10 @@ impl<'a> Collector<'a> {
         let first = head.split(|b| *b == b'\n').next().unwrap_or(&[]);
         let first = first.strip_suffix(b"\r").unwrap_or(first);
         if let Some(point) = records_point(first) {
-            self.out.undeclared.insert(rel.to_string(), point);
+            self.out.undeclared_files += 1;
+            if self.out.undeclared.len() < MAX_UNDECLARED_NAMED {
+                self.out.undeclared.insert(rel.to_string(), point);
+            }
         }
         Ok(())
     }
@@ -197,20 +228,46 @@ impl<'a> Collector<'a> {
             let s = read_journal(&mut r, rel, &names)?;
             self.out.journals.insert(rel.to_string(), s);
         } else if self.plan.attestations.contains(rel)
-            || is_manifest_file(rel)
             || self.plan.plan_file.as_deref() == Some(rel)
         {
+            let room = MAX_CAPTURED_TOTAL.saturating_sub(self.out.captured_bytes);
+            let cap = MAX_CAPTURED.min(room);
             let mut buf = Vec::new();
-            (&mut r).take(MAX_CAPTURED + 1).read_to_end(&mut buf)?;
-            if buf.len() as u64 > MAX_CAPTURED {
-                self.out.too_large.insert(rel.to_string());
+            (&mut r).take(cap + 1).read_to_end(&mut buf)?;
+            if buf.len() as u64 > cap {
+                let why = if cap < MAX_CAPTURED {
+                    format!(
+                        "the files read whole (attestations, plan) exceed {MAX_CAPTURED_TOTAL} bytes in all"
+                    )
+                } else {
+                    format!("larger than {MAX_CAPTURED} bytes")
+                };
+                self.out.too_large.insert(rel.to_string(), why);
             } else {
+                self.out.captured_bytes += buf.len() as u64;
                 self.out.small.insert(rel.to_string(), buf);
             }
         }
-        io::copy(&mut r, &mut io::sink())?;
+        let mut lines = 0u64;
+        let mut chunk = [0u8; 1 << 16];
+        loop {
+            let n = r.read(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            lines += chunk[..n].iter().filter(|b| **b == b'\n').count() as u64;
+        }
         let (digest, _) = r.hasher.finish();
-        self.out.hashes.insert(rel.to_string(), digest);
+        if is_manifest_file(rel) && self.plan.counted_digests.contains(&digest) {
+            // Counted only when a pin asks: a bundle of a million manifest
+            // files does not make a million-entry map.
+            self.out
+                .manifest_lines
+                .insert(rel.to_string(), (digest, lines));
+        }
+        if !is_manifest_file(rel) || self.plan.counted_digests.contains(&digest) {
+            self.out.hashes.insert(rel.to_string(), digest);
+        }
         Ok(())
     }
 }

@@ -219,11 +219,8 @@ pub(crate) fn file_problem(
     if let Some(why) = unusable.get(rel) {
         return Some(format!("{rel}: {why}"));
     }
-    if collected.too_large.contains(rel) {
-        return Some(format!(
-            "{rel}: larger than {} bytes",
-            evidence::MAX_CAPTURED
-        ));
+    if let Some(why) = collected.too_large.get(rel) {
+        return Some(format!("{rel}: {why}"));
     }
     None
 }
@@ -255,6 +252,7 @@ pub fn evaluate(
         Some(p) => pins::check_pins(report, p, q, collected, unusable, bundle_digest, &attested),
     }
     report.push(undeclared_check(plan, collected));
+    report.push(captured_check(collected));
     let mut rows = Vec::new();
     for (i, p) in q.points.iter().enumerate() {
         if let Some(m) = point::point_checks(report, q, i, collected, unusable, arrival) {
@@ -328,6 +326,43 @@ fn plan_checks(
     }
 }
 
+/// `run.limit:captured_bytes`: the files read whole stayed within their
+/// limits (v1.1).
+fn captured_check(collected: &Collected) -> Check {
+    let id = "run.limit:captured_bytes";
+    if collected.too_large.is_empty() {
+        Check::pass(
+            id,
+            format!(
+                "within the limit ({} bytes of attestations and plan read whole, of {}; each at most {})",
+                collected.captured_bytes,
+                evidence::MAX_CAPTURED_TOTAL,
+                evidence::MAX_CAPTURED
+            ),
+        )
+    } else {
+        let names: Vec<String> = collected
+            .too_large
+            .iter()
+            .take(10)
+            .map(|(p, why)| format!("{p} ({why})"))
+            .collect();
+        Check::fail(
+            id,
+            format!(
+                "{} file(s) not read: {}{}",
+                collected.too_large.len(),
+                names.join("; "),
+                if collected.too_large.len() > 10 {
+                    "; ..."
+                } else {
+                    ""
+                }
+            ),
+        )
+    }
+}
+
 /// `run.undeclared`: no client records or journal events outside the
 /// declared points (v1.1).
 fn undeclared_check(plan: &Plan, collected: &Collected) -> Check {
@@ -337,6 +372,10 @@ fn undeclared_check(plan: &Plan, collected: &Collected) -> Check {
         found.push(format!(
             "{path} holds request records (its first names point {point:?}) but is no declared point's client records or journal"
         ));
+    }
+    let unnamed = collected.undeclared_files - collected.undeclared.len() as u64;
+    if unnamed > 0 {
+        found.push(format!("{unnamed} more such file(s)"));
     }
     for (path, j) in &collected.journals {
         for (point, (events, line)) in &j.undeclared {

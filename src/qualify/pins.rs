@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::evidence::{is_manifest_file, Collected};
+use super::evidence::Collected;
 use super::schema::{Pins, Qualification};
 use super::AttestedEngine;
 use crate::digest::Sha256Digest;
@@ -105,14 +105,12 @@ pub fn check_pins(
         if let Some(files) = pin.files {
             applied.push(format!("{files} files"));
             let found = collected
-                .small
+                .manifest_lines
                 .iter()
-                .filter(|(p, _)| is_manifest_file(p))
-                .find(|(p, _)| collected.hashes.get(*p) == Some(&want));
+                .find(|(_, (d, _))| *d == want);
             match found {
-                Some((path, bytes)) => {
-                    let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
-                    if lines != files {
+                Some((path, (_, lines))) => {
+                    if *lines != files {
                         failures.push((format!("{path}: lists {lines} files, the pin says {files}"), json!(files), json!(lines)));
                     }
                 }

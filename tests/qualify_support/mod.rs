@@ -2,6 +2,8 @@
 //! case, edits of its files, sealing, and running `proofpack verify --json`.
 #![allow(dead_code, unused_imports)]
 
+#[path = "../common/mod.rs"]
+pub mod common;
 #[path = "../../examples/make_sample/gen.rs"]
 pub mod gen;
 
@@ -326,4 +328,39 @@ pub fn verify_with(target: &Path, args: &[&std::ffi::OsStr]) -> Outcome {
         report: serde_json::from_str(&stdout).unwrap_or(Value::Null),
         stdout: format!("{stdout}\n{stderr}"),
     }
+}
+
+/// Runs `proofpack --no-catalog ARGS...` under the test Python and returns
+/// (exit code, stdout, stderr, peak RSS of the child in KiB), the peak
+/// read from getrusage(RUSAGE_CHILDREN).ru_maxrss.
+pub fn proofpack_measured(args: &[&std::ffi::OsStr]) -> (i32, String, String, u64) {
+    let bin = assert_cmd::cargo::cargo_bin("proofpack");
+    let script = r#"
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+sys.stdout.buffer.write(r.stdout)
+sys.stderr.buffer.write(r.stderr)
+sys.stderr.write("\nPEAK_RSS_KIB=%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(r.returncode if r.returncode >= 0 else 128 - r.returncode)
+"#;
+    let out = std::process::Command::new(crate::common::python())
+        .arg("-c")
+        .arg(script)
+        .arg(&bin)
+        .arg("--no-catalog")
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let peak = stderr
+        .rsplit("PEAK_RSS_KIB=")
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .expect("peak RSS reported");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+        peak,
+    )
 }
