@@ -8,10 +8,13 @@
 //! input cannot make an execution slow, and a visitor reads some entries to
 //! exercise the streaming-content path.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
-use proofpack::bundle::{verify_bundle_reader, EntryVisitor, Limits};
+use proofpack::bundle::{verify_bundle_reader, EntryVisitor};
 use proofpack::progress::NoProgress;
+
+#[path = "harness_common.rs"]
+mod harness_common;
 
 struct ReadSome(u8);
 
@@ -32,25 +35,11 @@ impl EntryVisitor for ReadSome {
 
 /// Runs one input; panics only on a broken invariant.
 pub fn run(data: &[u8]) {
-    let Some((&mode, rest)) = data.split_first() else {
+    let Some(bytes) = harness_common::input_bundle(data) else {
         return;
     };
-    let bytes: Vec<u8> = if mode & 1 == 1 {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        e.write_all(rest).expect("in-memory write");
-        e.finish().expect("in-memory write")
-    } else {
-        rest.to_vec()
-    };
-    let limits = Limits {
-        max_total_bytes: 8 << 20,
-        max_entry_bytes: 4 << 20,
-        max_entries: 10_000,
-        max_path_bytes: 4096,
-        max_pax_record_bytes: 64 << 10,
-        max_ratio: 1000,
-    };
-    let mut visitor = ReadSome(mode);
+    let limits = harness_common::fuzz_limits();
+    let mut visitor = ReadSome(data[0]);
     let v = verify_bundle_reader(&bytes[..], "fuzz", &limits, Some(&mut visitor), &NoProgress)
         .expect("reading from memory never fails");
     let r = &v.report;

@@ -13,8 +13,8 @@
 
 mod bundle_support;
 use bundle_support::{
-    fix_checksum, gnu_header, good_start, gz, header, pp, verify_bytes, verify_file, Tar, Verdict,
-    A, B, ROOT,
+    fix_checksum, gnu_header, gnu_tar_bundle, good_start, gz, header, pp, python_bundle, run_tree,
+    verify_bytes, verify_file, Tar, Verdict, A, B, GNU_TAR_FORMATS, PYTHON_FORMATS, ROOT,
 };
 
 use std::fs;
@@ -324,6 +324,11 @@ fn pax_values_other_readers_parse_differently() {
         ("ctime", b"inf", "PAX ctime is not a decimal time"),
         ("uid", b"+1", "PAX uid is not a decimal number"),
         ("gid", b"1_0", "PAX gid is not a decimal number"),
+        (
+            "uid",
+            b"4294967296",
+            "PAX uid is not a decimal number up to 4294967295",
+        ),
         ("size", b" 6", "PAX size is not a decimal number"),
         ("uname", b"a\nb", "contains a newline"),
         ("gname", b"a\0b", "contains a NUL byte"),
@@ -497,6 +502,11 @@ fn base256_size_in_a_ustar_header() {
     let mut negative = vec![0xffu8; 12];
     negative[11] = 0xfa;
     gnu(negative).assert_failed("bundle.tar", "negative or malformed base-256");
+    // A GNU base-256 uid above 2^32 - 1: GNU tar refuses it.
+    let mut h = gnu_header(a_path().as_bytes(), A.1.len() as u64, b'0');
+    h[108..116].copy_from_slice(&base256(1 << 32, 8));
+    fix_checksum(&mut h);
+    verify_bytes(&gz(&with_a_header(h))).assert_failed("bundle.tar", "above 4294967295");
     let mut huge = base256(0, 12);
     huge[4] = 0x80; // 2^63: Go overflows
     gnu(huge).assert_failed("bundle.tar", "2^63");
@@ -633,99 +643,30 @@ fn malformed_gnu_long_names() {
 
 // ---- What GNU tar and Python write for ordinary files still verifies ----
 
-/// A run directory with MANIFEST (written by `proofpack manifest`), a long
-/// path that ustar can split into prefix and name, a non-ASCII name, an
-/// empty file and a subdirectory. Returns the paths in archive order
-/// (directories first, MANIFEST the first file).
-fn run_tree(dir: &std::path::Path) -> Vec<String> {
-    let run = dir.join(ROOT);
-    let long = format!("{}/{}/f.json", "d".repeat(60), "e".repeat(60));
-    let files: Vec<(String, &[u8])> = vec![
-        ("a.txt".into(), b"alpha\n"),
-        ("sub/b.jsonl".into(), b"{\"b\": 1}\n{\"b\": 2}\n"),
-        ("empty".into(), b""),
-        ("ünï/ファイル.json".into(), "{\"k\": \"v\"}".as_bytes()),
-        (long, b"{}"),
-    ];
-    for (rel, c) in &files {
-        let p = run.join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, c).unwrap();
-    }
-    let m = pp().arg("manifest").arg(&run).output().unwrap();
-    assert!(m.status.success());
-    fs::write(run.join("MANIFEST"), &m.stdout).unwrap();
-    let mut order = vec![ROOT.to_string(), format!("{ROOT}/MANIFEST")];
-    let mut dirs: Vec<String> = Vec::new();
-    for (rel, _) in &files {
-        let parts: Vec<&str> = rel.split('/').collect();
-        for i in 1..parts.len() {
-            let d = parts[..i].join("/");
-            if !dirs.contains(&d) {
-                dirs.push(d.clone());
-                order.push(format!("{ROOT}/{d}"));
-            }
-        }
-        order.push(format!("{ROOT}/{rel}"));
-    }
-    order
-}
-
 #[test]
 fn gnu_tar_bundles_in_every_format_verify() {
-    for format in ["gnu", "posix", "ustar", "pax", "oldgnu"] {
+    for format in GNU_TAR_FORMATS {
         let d = tempfile::tempdir().unwrap();
-        let order = run_tree(d.path());
-        let out = d.path().join(format!("{format}.tgz"));
-        let st = Command::new("tar")
-            .arg(format!("--format={format}"))
-            .args(["--no-recursion", "-czf"])
-            .arg(&out)
-            .arg("-C")
-            .arg(d.path())
-            .args(&order)
-            .status()
-            .unwrap();
-        assert!(st.success(), "GNU tar --format={format}");
-        let v = verify_file(&out);
+        let order = run_tree(d.path(), false);
+        let v = verify_file(&gnu_tar_bundle(d.path(), format, &order));
         v.assert_verified();
         assert_eq!(v.check("bundle.entry:empty")["ok"], true);
     }
 }
 
-const PY_WRITE: &str = r#"
-import os, sys, tarfile
-src, out, fmt = sys.argv[1], sys.argv[2], sys.argv[3]
-fmt = {"pax": tarfile.PAX_FORMAT, "gnu": tarfile.GNU_FORMAT, "ustar": tarfile.USTAR_FORMAT}[fmt]
-with tarfile.open(out, "w:gz", format=fmt) as t:
-    for p in sys.argv[4:]:
-        t.add(os.path.join(src, p), arcname=p, recursive=False)
-"#;
-
 #[test]
 fn python_tarfile_bundles_in_every_format_verify() {
-    for format in ["pax", "gnu", "ustar"] {
+    for format in PYTHON_FORMATS {
         let d = tempfile::tempdir().unwrap();
-        let order = run_tree(d.path());
-        let out = d.path().join(format!("{format}.tgz"));
-        let o = Command::new(python())
-            .arg("-c")
-            .arg(PY_WRITE)
-            .arg(d.path())
-            .arg(&out)
-            .arg(format)
-            .args(&order)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        verify_file(&out).assert_verified();
+        let order = run_tree(d.path(), false);
+        verify_file(&python_bundle(&python(), d.path(), format, &order)).assert_verified();
     }
 }
 
 #[test]
 fn proofpack_bundles_still_verify() {
     let d = tempfile::tempdir().unwrap();
-    run_tree(d.path());
+    run_tree(d.path(), true);
     fs::remove_file(d.path().join(ROOT).join("MANIFEST")).unwrap();
     let out = d.path().join("pp.tgz");
     pp().arg("seal")

@@ -45,6 +45,9 @@ const NUMERIC_FIELDS: [(&str, usize, usize, bool); 7] = [
     ("devminor", 337, 345, true),
 ];
 
+/// Largest uid or gid (GNU tar refuses larger ones, in the header or PAX).
+const MAX_ID: u64 = u32::MAX as u64;
+
 /// Largest value accepted in a base-256 field (Go refuses 2^63 and more).
 const MAX_BASE256: u64 = i64::MAX as u64;
 
@@ -198,6 +201,11 @@ pub(crate) fn decode(h: &[u8; BLOCK]) -> Result<Header, String> {
             .map_err(|why| format!("numeric field {field} is not usable: {why}"))?;
         if field == "size" {
             size = v;
+        }
+        if matches!(field, "uid" | "gid") && v > MAX_ID {
+            return Err(format!(
+                "numeric field {field} is not usable: {v} is above {MAX_ID} (GNU tar refuses it)"
+            ));
         }
     }
     if gnu {
@@ -355,9 +363,14 @@ pub(crate) fn parse_pax(data: &[u8]) -> Result<PaxInfo, String> {
                 );
             }
             b"uid" | b"gid" => {
-                if !all_digits(value, 18) {
+                let id = std::str::from_utf8(value)
+                    .ok()
+                    .filter(|_| all_digits(value, 10))
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .filter(|id| *id <= MAX_ID);
+                if id.is_none() {
                     return Err(format!(
-                        "PAX {k} is not a decimal number of at most 18 digits"
+                        "PAX {k} is not a decimal number up to {MAX_ID} (GNU tar refuses larger ids)"
                     ));
                 }
             }

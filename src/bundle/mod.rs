@@ -122,6 +122,9 @@ pub struct SealOptions {
     pub mtime: u64,
     /// Hashing threads; 0 means one per core.
     pub threads: usize,
+    /// An unsigned seal may remove a seal left beside the output by an
+    /// earlier signed seal (`seal --force`); without it, it refuses.
+    pub replace_stale_seal: bool,
 }
 
 impl Default for SealOptions {
@@ -131,6 +134,7 @@ impl Default for SealOptions {
             level: DEFAULT_LEVEL,
             mtime: 0,
             threads: 0,
+            replace_stale_seal: false,
         }
     }
 }
@@ -165,6 +169,10 @@ pub trait EntryVisitor {
     fn wants(&mut self, rel_path: &str) -> bool;
     /// Reads (part of) the entry's content.
     fn visit(&mut self, rel_path: &str, content: &mut dyn io::Read) -> io::Result<()>;
+    /// A directory entry the reader accepted (relative to the root; "" for
+    /// the root itself). Directories carry no content; the default ignores
+    /// them.
+    fn dir(&mut self, _rel_path: &str) {}
 }
 
 /// The outcome of verifying a bundle.
@@ -265,6 +273,15 @@ pub enum BundleError {
         run_dir: PathBuf,
         /// Each offending path (relative to the run) and why.
         problems: Vec<(String, String)>,
+    },
+    /// The operation was interrupted (SIGINT/SIGTERM); nothing was left.
+    #[error("interrupted by a signal; nothing was written (no bundle, sidecar, seal or temporary file)")]
+    Interrupted,
+    /// An unsigned seal would leave an earlier seal beside other bytes.
+    #[error("{} is a seal of an earlier bundle at this path; sealing without --key would leave it beside other bytes, where every verify fails: pass --key to sign the new bundle, or --force to remove the old seal", path.display())]
+    StaleSeal {
+        /// The old seal file.
+        path: PathBuf,
     },
     /// A seal signature could not be made.
     #[error("cannot sign the seal: {0}")]

@@ -61,6 +61,12 @@ impl Sink for VisitorSink<'_> {
             None => Ok(()),
         }
     }
+    fn dir(&mut self, rel: &str) -> io::Result<()> {
+        if let Some(v) = self.0.as_mut() {
+            v.dir(rel);
+        }
+        Ok(())
+    }
 }
 
 /// Hashes and counts every byte read from the raw file; remembers I/O errors.

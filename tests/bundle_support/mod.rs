@@ -4,8 +4,10 @@
 //! `proofpack verify --structure-only --json` on bytes.
 #![allow(dead_code)]
 
+use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use assert_cmd::Command as Cmd;
 use flate2::write::GzEncoder;
@@ -208,4 +210,94 @@ pub fn verify_bytes(bundle: &[u8]) -> Verdict {
     let p = d.path().join("b.tgz");
     std::fs::write(&p, bundle).unwrap();
     verify_file(&p)
+}
+
+/// Writes a run directory `<dir>/<ROOT>` with MANIFEST (by `proofpack
+/// manifest`): a long path that ustar can split into prefix and name, a
+/// non-ASCII name, an empty file, subdirectories and, with
+/// `long_component`, a 120-byte path component (which only the GNU and PAX
+/// formats can hold). Returns the archive order for `tar --no-recursion`:
+/// each directory before its contents, MANIFEST the first file.
+pub fn run_tree(dir: &Path, long_component: bool) -> Vec<String> {
+    let run = dir.join(ROOT);
+    let mut files: Vec<(String, &[u8])> = vec![
+        ("a.txt".into(), b"alpha\n"),
+        ("sub/b.jsonl".into(), b"{\"b\": 1}\n{\"b\": 2}\n"),
+        ("empty".into(), b""),
+        ("ünï/ファイル.json".into(), "{\"k\": \"v\"}".as_bytes()),
+        (
+            format!("{}/{}/f.json", "d".repeat(60), "e".repeat(60)),
+            b"{}",
+        ),
+    ];
+    if long_component {
+        files.push((format!("long/{}.jsonl", "c".repeat(120)), b"{}\n"));
+    }
+    for (rel, c) in &files {
+        let p = run.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, c).unwrap();
+    }
+    let m = pp().arg("manifest").arg(&run).output().unwrap();
+    assert!(m.status.success());
+    fs::write(run.join("MANIFEST"), &m.stdout).unwrap();
+    let mut order = vec![ROOT.to_string(), format!("{ROOT}/MANIFEST")];
+    for (rel, _) in &files {
+        let parts: Vec<&str> = rel.split('/').collect();
+        for i in 1..parts.len() {
+            let d = format!("{ROOT}/{}", parts[..i].join("/"));
+            if !order.contains(&d) {
+                order.push(d);
+            }
+        }
+        order.push(format!("{ROOT}/{rel}"));
+    }
+    order
+}
+
+/// GNU tar's formats.
+pub const GNU_TAR_FORMATS: [&str; 5] = ["gnu", "oldgnu", "posix", "pax", "ustar"];
+
+/// `tar --format=FORMAT --no-recursion -czf <dir>/FORMAT.tgz ORDER...` (in `dir`).
+pub fn gnu_tar_bundle(dir: &Path, format: &str, order: &[String]) -> PathBuf {
+    let out = dir.join(format!("gnu-{format}.tgz"));
+    let st = Command::new("tar")
+        .arg(format!("--format={format}"))
+        .args(["--no-recursion", "-czf"])
+        .arg(&out)
+        .arg("-C")
+        .arg(dir)
+        .args(order)
+        .status()
+        .unwrap();
+    assert!(st.success(), "GNU tar --format={format}");
+    out
+}
+
+/// Python's tarfile formats.
+pub const PYTHON_FORMATS: [&str; 3] = ["pax", "gnu", "ustar"];
+
+const PY_WRITE: &str = r#"
+import os, sys, tarfile
+src, out, fmt = sys.argv[1], sys.argv[2], sys.argv[3]
+fmt = {"pax": tarfile.PAX_FORMAT, "gnu": tarfile.GNU_FORMAT, "ustar": tarfile.USTAR_FORMAT}[fmt]
+with tarfile.open(out, "w:gz", format=fmt) as t:
+    for p in sys.argv[4:]:
+        t.add(os.path.join(src, p), arcname=p, recursive=False)
+"#;
+
+/// The same with Python's tarfile (`python` is the interpreter to use).
+pub fn python_bundle(python: &Path, dir: &Path, format: &str, order: &[String]) -> PathBuf {
+    let out = dir.join(format!("python-{format}.tgz"));
+    let o = Command::new(python)
+        .arg("-c")
+        .arg(PY_WRITE)
+        .arg(dir)
+        .arg(&out)
+        .arg(format)
+        .args(order)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
 }
