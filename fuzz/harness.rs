@@ -21,7 +21,7 @@ struct ReadSome(u8);
 impl EntryVisitor for ReadSome {
     fn wants(&mut self, rel_path: &str) -> bool {
         self.0 = self.0.wrapping_add(1);
-        rel_path.len() % 2 == 0 || self.0 % 3 == 0
+        rel_path.len().is_multiple_of(2) || self.0.is_multiple_of(3)
     }
     fn visit(&mut self, _rel_path: &str, content: &mut dyn Read) -> std::io::Result<()> {
         let mut buf = [0u8; 7];

@@ -109,6 +109,80 @@ impl Write for AtomicFile {
     }
 }
 
+/// An exclusive advisory lock (`flock`) that serialises the writers of one
+/// output: `<output>.lock` beside it, created for the lock and removed when
+/// the lock is released, so that nothing is left behind.
+///
+/// Removing a lock file races with a writer that opened it meanwhile, so
+/// acquiring follows the usual protocol: open (creating), lock, then check
+/// that the path still names the inode that was locked; if it does not (the
+/// holder removed it on release), start over.
+pub struct OutputLock {
+    path: PathBuf,
+    file: fs::File,
+}
+
+/// `<output>.lock`.
+pub fn lock_path(output: &Path) -> PathBuf {
+    let mut p = output.as_os_str().to_owned();
+    p.push(".lock");
+    PathBuf::from(p)
+}
+
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+impl OutputLock {
+    /// Waits for and takes the exclusive lock of `output`.
+    pub fn exclusive(output: &Path) -> Result<Self, AtomicError> {
+        let path = lock_path(output);
+        let io_err = |source| AtomicError::Io {
+            path: path.clone(),
+            source,
+        };
+        loop {
+            let file = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map_err(io_err)?;
+            file.lock().map_err(io_err)?;
+            let held = file.metadata().map_err(io_err)?;
+            match fs::metadata(&path) {
+                Ok(now) if same_file(&held, &now) => return Ok(OutputLock { path, file }),
+                Ok(_) => continue,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err(e)),
+            }
+        }
+    }
+
+    /// For a reader: if a writer of `output` holds its lock, waits until it
+    /// is done (so that the reader starts on a complete set of files). Never
+    /// creates anything.
+    pub fn wait_for_writer(output: &Path) {
+        if let Ok(f) = fs::File::open(lock_path(output)) {
+            let _ = f.lock_shared();
+        }
+    }
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        // Remove the file while still holding the lock, and only if it is
+        // still ours; the lock goes with the descriptor.
+        if let (Ok(held), Ok(now)) = (self.file.metadata(), fs::metadata(&self.path)) {
+            if same_file(&held, &now) {
+                let _ = fs::remove_file(&self.path);
+            }
+        }
+        let _ = self.file.unlock();
+    }
+}
+
 /// Writes `bytes` to `target` atomically with mode `mode`.
 pub fn write_atomic(
     target: &Path,
@@ -154,5 +228,30 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("out")]);
+    }
+
+    #[test]
+    fn output_lock_serialises_and_leaves_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("b.tgz");
+        let counter = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let (out, counter) = (out.clone(), counter.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..20 {
+                        let _l = OutputLock::exclusive(&out).unwrap();
+                        let before = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        assert_eq!(before, 0, "two holders at once");
+                        std::thread::yield_now();
+                        counter.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 0);
     }
 }

@@ -198,6 +198,9 @@ pub fn hash_reader<R: Read>(
         };
         h.update(&buf[..n]);
         progress.advance(n as u64);
+        if progress.cancelled() {
+            return Err(crate::progress::cancelled_error());
+        }
     }
     Ok(h.finish())
 }

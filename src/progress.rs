@@ -15,6 +15,26 @@ pub trait Progress: Sync {
     fn item_done(&self) {}
     /// The operation ended.
     fn finish(&self) {}
+    /// True when the user asked the operation to stop (the binary sets it on
+    /// SIGINT/SIGTERM). Long loops poll it between chunks and give up with
+    /// [`cancelled_error`], so that whatever they were writing is removed
+    /// as on any other error.
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// The error a long operation returns when [`Progress::cancelled`] says stop.
+pub fn cancelled_error() -> std::io::Error {
+    std::io::Error::other(CANCELLED)
+}
+
+/// The message of [`cancelled_error`].
+pub const CANCELLED: &str = "interrupted by a signal";
+
+/// True if `e` is (or wraps) [`cancelled_error`].
+pub fn is_cancelled(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::Other && e.to_string() == CANCELLED
 }
 
 /// Reports nothing.

@@ -45,7 +45,7 @@ proptest! {
             fs::write(&p, content).unwrap();
         }
         let out = d.path().join("b.tgz");
-        let opts = SealOptions { name: Some("root".into()), level, mtime: 0, threads: 1 };
+        let opts = SealOptions { name: Some("root".into()), level, mtime: 0, threads: 1, ..Default::default() };
         let sealed = seal(&run, &out, &opts, &NoProgress).unwrap();
         let want = manifest::build(&run, &BuildOptions::default(), &NoProgress).unwrap();
         prop_assert_eq!(sealed.manifest_digest, want.digest());

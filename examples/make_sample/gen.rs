@@ -220,7 +220,7 @@ pub fn safetensors_shard(i: usize, rng: &mut Rng) -> Vec<u8> {
         name: {"dtype": "BF16", "shape": [4, 4], "data_offsets": [0, n * 2]}
     });
     let mut h = serde_json::to_vec(&header).expect("json");
-    while h.len() % 8 != 0 {
+    while !h.len().is_multiple_of(8) {
         h.push(b' ');
     }
     let mut out = (h.len() as u64).to_le_bytes().to_vec();

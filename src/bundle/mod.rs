@@ -275,7 +275,9 @@ pub enum BundleError {
         problems: Vec<(String, String)>,
     },
     /// The operation was interrupted (SIGINT/SIGTERM); nothing was left.
-    #[error("interrupted by a signal; nothing was written (no bundle, sidecar, seal or temporary file)")]
+    #[error(
+        "interrupted by a signal; nothing was written (no bundle, sidecar, seal or temporary file)"
+    )]
     Interrupted,
     /// An unsigned seal would leave an earlier seal beside other bytes.
     #[error("{} is a seal of an earlier bundle at this path; sealing without --key would leave it beside other bytes, where every verify fails: pass --key to sign the new bundle, or --force to remove the old seal", path.display())]

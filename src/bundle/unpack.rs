@@ -15,12 +15,13 @@ use super::read::{verify_path_with_sink, Sink};
 use super::{io_err, BundleError, BundleVerification, Limits};
 use crate::progress::Progress;
 
-struct UnpackSink {
+struct UnpackSink<'p> {
     tree: PathBuf,
     error: Option<BundleError>,
+    progress: &'p dyn Progress,
 }
 
-impl UnpackSink {
+impl UnpackSink<'_> {
     fn fail(&mut self, path: &Path, e: io::Error) -> io::Error {
         let msg = e.to_string();
         self.error = Some(BundleError::Io {
@@ -31,7 +32,7 @@ impl UnpackSink {
     }
 }
 
-impl Sink for UnpackSink {
+impl Sink for UnpackSink<'_> {
     fn wants(&mut self, _rel: &str) -> bool {
         true
     }
@@ -61,6 +62,10 @@ impl Sink for UnpackSink {
             }
             if let Err(e) = f.write_all(&buf[..n]) {
                 return Err(self.fail(&dest, e));
+            }
+            if self.progress.cancelled() {
+                self.error = Some(BundleError::Interrupted);
+                return Err(crate::progress::cancelled_error());
             }
         }
         Ok(())
@@ -102,6 +107,7 @@ pub fn unpack(
     let mut sink = UnpackSink {
         tree: tree.clone(),
         error: None,
+        progress,
     };
     let v = match verify_path_with_sink(path, limits, &mut sink, progress) {
         Ok(v) => v,
@@ -109,6 +115,9 @@ pub fn unpack(
     };
     if let Some(e) = sink.error.take() {
         return Err(e);
+    }
+    if progress.cancelled() {
+        return Err(BundleError::Interrupted);
     }
     if v.report.ok {
         let root = v.root.clone().expect("a report that holds has a root");

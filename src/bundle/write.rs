@@ -260,6 +260,9 @@ impl Progress for Passthrough<'_> {
     fn advance(&self, bytes: u64) {
         self.0.advance(bytes)
     }
+    fn cancelled(&self) -> bool {
+        self.0.cancelled()
+    }
 }
 
 fn canonical_parent(out: &Path) -> Result<PathBuf, BundleError> {
@@ -339,6 +342,13 @@ fn seal_impl(
             path: run_dir.to_path_buf(),
         });
     }
+    // One writer of this output at a time; readers wait for it (v1.1).
+    let _lock = crate::atomic::OutputLock::exclusive(out)?;
+    let stale_seal = seal_path(out);
+    let stale = sign.is_none() && std::fs::symlink_metadata(&stale_seal).is_ok();
+    if stale && !opts.replace_stale_seal {
+        return Err(BundleError::StaleSeal { path: stale_seal });
+    }
     let root = root_name_for(run_dir, opts.name.as_deref())?;
     let run_abs = std::fs::canonicalize(run_dir).map_err(io_err(run_dir))?;
     if canonical_parent(out)?.starts_with(&run_abs) {
@@ -384,7 +394,10 @@ fn seal_impl(
         threads: opts.threads,
         cache: None,
     };
-    let entries = manifest::hash_files(&files, &build, &Passthrough(progress))?;
+    let entries = match manifest::hash_files(&files, &build, &Passthrough(progress)) {
+        Err(_) if progress.cancelled() => return Err(BundleError::Interrupted),
+        r => r?,
+    };
     let m = Manifest::from_entries(entries, &run_dir.display().to_string())?;
     let text = m.canonical_text();
     if let Some(p) = existing_manifest {
@@ -450,6 +463,9 @@ fn seal_impl(
             h.update(&buf[..n]);
             gz.write_all(&buf[..n]).map_err(io_err(out))?;
             progress.advance(n as u64);
+            if progress.cancelled() {
+                return Err(BundleError::Interrupted);
+            }
             left -= n as u64;
         }
         let mut one = [0u8; 1];
@@ -497,6 +513,14 @@ fn seal_impl(
         }
         None => None,
     };
+    if progress.cancelled() {
+        return Err(BundleError::Interrupted);
+    }
+    if stale {
+        // --force: the old seal goes first, so that no moment shows it
+        // beside the new bytes.
+        std::fs::remove_file(&stale_seal).map_err(io_err(&stale_seal))?;
+    }
     atomic.commit()?;
     sidecar.commit()?;
     if let Some(f) = envelope {

@@ -195,6 +195,20 @@ impl Ui {
         TermProgress::new(self.progress, what)
     }
 
+    /// Like [`Ui::bytes_progress`], for a verb that writes files: SIGINT and
+    /// SIGTERM no longer kill the process but ask the work to stop, so that
+    /// the library removes what it was writing before the verb returns.
+    pub fn cancellable_progress(&self, what: &str) -> TermProgress {
+        let mut p = TermProgress::new(self.progress, what);
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // Registration only fails for forbidden signals; these are not.
+            let _ = signal_hook::flag::register(sig, flag.clone());
+        }
+        p.cancel = Some(flag);
+        p
+    }
+
     /// Prints a report's checks as `id: OK` / `id: FAILED (detail)` lines
     /// (only failures and skips unless verbose), `strip` removed from ids.
     pub fn print_checks(&self, report: &Report, strip: &str) {
@@ -287,6 +301,7 @@ pub struct TermProgress {
     bar: Option<ProgressBar>,
     started: Instant,
     shown: Mutex<bool>,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl TermProgress {
@@ -307,6 +322,7 @@ impl TermProgress {
             bar,
             started: Instant::now(),
             shown: Mutex::new(false),
+            cancel: None,
         }
     }
 }
@@ -333,5 +349,17 @@ impl Progress for TermProgress {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+    fn cancelled(&self) -> bool {
+        let c = self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+        if c {
+            if let Some(b) = &self.bar {
+                b.finish_and_clear();
+            }
+        }
+        c
     }
 }

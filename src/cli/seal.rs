@@ -35,6 +35,11 @@ pub struct SealArgs {
     /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Without --key: remove a seal left beside the output by an earlier
+    /// signed seal (else seal refuses, since the old seal would sit beside
+    /// other bytes).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
@@ -44,6 +49,7 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
         level: a.level,
         mtime: bundle::source_date_epoch()?,
         threads: a.threads,
+        replace_stale_seal: a.force,
     };
     // Load the key first: a bad key must fail before anything is written.
     let key = match &a.key {
@@ -53,7 +59,7 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
         )),
         None => None,
     };
-    let progress = ui.bytes_progress("sealing");
+    let progress = ui.cancellable_progress("sealing");
     let sealed = match &key {
         Some((k, at)) => bundle::seal_signed(&a.run_dir, &a.output, &opts, k, at, &progress),
         None => bundle::seal(&a.run_dir, &a.output, &opts, &progress),

@@ -24,7 +24,7 @@ pub struct UnpackArgs {
 }
 
 pub fn run_unpack(a: UnpackArgs, ui: &Ui) -> Result<i32> {
-    let progress = ui.bytes_progress("unpacking");
+    let progress = ui.cancellable_progress("unpacking");
     let v = bundle::unpack(&a.bundle, &a.dir, &a.limits.limits(), &progress)?;
     if a.json {
         println!("{}", v.report.to_json());

@@ -66,6 +66,33 @@ impl EntryVisitor for Pass2<'_, '_> {
     }
 }
 
+/// Identity of the bundle, its sidecar and its seal (device, inode, size,
+/// modification time), to notice any of them being replaced mid-way.
+#[derive(Debug, PartialEq, Eq)]
+struct FileSet(Vec<Option<FileId>>);
+
+/// (device, inode, size, mtime seconds, mtime nanoseconds).
+type FileId = (u64, u64, u64, i64, i64);
+
+impl FileSet {
+    fn of(bundle: &Path, seal: Option<&Path>) -> FileSet {
+        use std::os::unix::fs::MetadataExt;
+        let id = |p: &Path| {
+            std::fs::metadata(p)
+                .ok()
+                .map(|m| (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
+        };
+        let mut side = bundle.as_os_str().to_owned();
+        side.push(".sha256");
+        let default_seal = crate::bundle::seal_path(bundle);
+        FileSet(vec![
+            id(bundle),
+            id(Path::new(&side)),
+            id(seal.unwrap_or(&default_seal)),
+        ])
+    }
+}
+
 /// Where the release seal is and what to check it against.
 #[derive(Default, Clone, Copy)]
 pub struct SealRequest<'a> {
@@ -98,6 +125,10 @@ pub fn verify_bundle_file(
     progress: &dyn Progress,
 ) -> Result<Verification, QualifyError> {
     let mut grab = QualificationGrab { bytes: None };
+    // A seal of this path in progress finishes first, so that the bundle,
+    // its sidecar and its seal are read as one set (v1.1).
+    crate::atomic::OutputLock::wait_for_writer(path);
+    let before = FileSet::of(path, seal.path);
     let pass1 = verify_bundle(path, limits, Some(&mut grab), progress)?;
     let mut report = Report::new(path.display().to_string());
     report.extend(pass1.report.clone());
@@ -185,15 +216,19 @@ pub fn verify_bundle_file(
     };
     let pass2 = verify_bundle(path, limits, Some(&mut visitor), &NoProgress)?;
     let seen = std::mem::take(&mut visitor.seen);
+    let same_files = FileSet::of(path, seal.path) == before;
     let stable = pass2.bundle_sha256.is_some()
         && pass2.bundle_sha256 == pass1.bundle_sha256
-        && pass2.report == pass1.report;
+        && pass2.report == pass1.report
+        && same_files;
     report.push(
         Check::outcome(
             "bundle.stable",
             stable,
             if stable {
                 "the second pass read the same verified bytes (same SHA-256, same structural verdict)".to_string()
+            } else if !same_files {
+                "the bundle, its .sha256 sidecar or its seal was replaced while it was verified; the set read cannot be trusted, verify a copy that is not being written".to_string()
             } else {
                 "the bundle changed between the two passes; its content cannot be trusted, verify a copy that is not being written".to_string()
             },
