@@ -28,9 +28,12 @@
 //!   [`verify_seal`] / [`seal_check`] check it under a `release` key and
 //!   match its subjects against the bytes actually read.
 
+mod entries;
 mod header;
 mod read;
+mod report;
 mod sealsig;
+mod source;
 mod unpack;
 mod write;
 

@@ -1,0 +1,398 @@
+//! The streaming input under the tar parser: from the bundle file to
+//! decompressed bytes, with the byte limits enforced on every refill.
+//!
+//! Layers, from the file up: [`RawIn`] hashes every byte read from the file
+//! (the bundle's SHA-256) and notes I/O errors so that they are not mistaken
+//! for a malformed bundle; [`Counted`] counts the compressed bytes the
+//! decoder consumed (for the ratio limit); flate2's single-member
+//! `bufread::GzDecoder` inflates and checks CRC and length; [`Source`] keeps a
+//! window of decompressed bytes and enforces the total and ratio limits on
+//! every refill. [`Source::finish`] reads what follows the gzip member (which
+//! must be nothing) to complete the bundle's digest; [`EntryReader`] hands one
+//! entry's content to a sink, hashed as it is read.
+
+use std::io::{self, BufRead, BufReader, Read};
+
+use flate2::bufread::GzDecoder;
+
+use super::header::BLOCK;
+use super::{Limits, RATIO_GRACE_BYTES};
+use crate::digest::{Hasher, Sha256Digest};
+use crate::progress::Progress;
+
+/// Decompressed bytes kept at a time.
+const WINDOW: usize = 1 << 18;
+
+/// Hashes and counts every byte read from the raw file; remembers I/O errors.
+struct RawIn<'p, R> {
+    inner: R,
+    hasher: Hasher,
+    io_error: Option<io::ErrorKind>,
+    progress: &'p dyn Progress,
+}
+
+impl<R: Read> Read for RawIn<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Ok(n) => {
+                    self.hasher.update(&buf[..n]);
+                    self.progress.advance(n as u64);
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.io_error = Some(e.kind());
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// Counts bytes consumed by the decoder.
+struct Counted<B> {
+    inner: B,
+    consumed: u64,
+}
+
+impl<B: BufRead> Read for Counted<B> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed += n as u64;
+        Ok(n)
+    }
+}
+
+impl<B: BufRead> BufRead for Counted<B> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.consumed += amt as u64;
+        self.inner.consume(amt)
+    }
+}
+
+type Decoder<'p, R> = GzDecoder<Counted<BufReader<RawIn<'p, R>>>>;
+
+/// Why reading the decompressed stream stopped for good.
+#[derive(Debug)]
+enum Stop {
+    /// The underlying file could not be read (the tool cannot run).
+    RawIo(io::Error),
+    /// The gzip stream is corrupt or truncated.
+    Gzip(String),
+    /// A limit was exceeded.
+    Limit(&'static str, String),
+}
+
+/// How the stream ended, for the report.
+#[derive(Default)]
+pub(crate) struct StreamEnd {
+    /// A limit of the stream (`total_bytes`, `ratio`) stopped reading.
+    pub limit_stop: Option<(&'static str, String)>,
+    /// The gzip stream is corrupt or truncated.
+    pub gzip_error: Option<String>,
+    /// The gzip member ended (CRC and length checked).
+    pub member_end: bool,
+    /// Bytes after the member.
+    pub trailing: u64,
+    /// Those bytes start like a gzip member.
+    pub second_member: bool,
+    /// SHA-256 of the whole file, when it was read to its end.
+    pub bundle_sha256: Option<Sha256Digest>,
+    /// Decompressed bytes produced.
+    pub out_total: u64,
+    /// Compressed bytes the decoder consumed.
+    pub consumed: u64,
+}
+
+/// Decompressed bytes with limits enforced on every refill.
+pub(crate) struct Source<'p, R> {
+    dec: Decoder<'p, R>,
+    win: Vec<u8>,
+    pos: usize,
+    len: usize,
+    /// Decompressed bytes produced so far.
+    out_total: u64,
+    /// The gzip member ended (CRC and length checked).
+    member_end: bool,
+    stop: Option<Stop>,
+    limits: Limits,
+}
+
+impl<'p, R: Read> Source<'p, R> {
+    pub(crate) fn new(reader: R, limits: &Limits, progress: &'p dyn Progress) -> Self {
+        let raw = RawIn {
+            inner: reader,
+            hasher: Hasher::new(),
+            io_error: None,
+            progress,
+        };
+        let counted = Counted {
+            inner: BufReader::with_capacity(1 << 16, raw),
+            consumed: 0,
+        };
+        Source {
+            dec: GzDecoder::new(counted),
+            win: vec![0u8; WINDOW],
+            pos: 0,
+            len: 0,
+            out_total: 0,
+            member_end: false,
+            stop: None,
+            limits: *limits,
+        }
+    }
+
+    /// Ensures decompressed bytes are available; returns how many (0 at the
+    /// end of the member). `Err(())` means reading stopped; see `self.stop`.
+    pub(crate) fn fill(&mut self) -> Result<usize, ()> {
+        if self.pos < self.len {
+            return Ok(self.len - self.pos);
+        }
+        if self.stop.is_some() {
+            return Err(());
+        }
+        if self.member_end {
+            return Ok(0);
+        }
+        loop {
+            match self.dec.read(&mut self.win) {
+                Ok(0) => {
+                    self.member_end = true;
+                    self.pos = 0;
+                    self.len = 0;
+                    return Ok(0);
+                }
+                Ok(n) => {
+                    self.pos = 0;
+                    self.len = n;
+                    self.out_total += n as u64;
+                    if self.out_total > self.limits.max_total_bytes {
+                        self.stop = Some(Stop::Limit(
+                            "total_bytes",
+                            format!(
+                                "the archive decompresses to more than {} bytes; raise --max-total-bytes if this bundle is expected to be that large",
+                                self.limits.max_total_bytes
+                            ),
+                        ));
+                        return Err(());
+                    }
+                    let consumed = self.dec.get_ref().consumed.max(1);
+                    if self.out_total > RATIO_GRACE_BYTES
+                        && self.out_total > self.limits.max_ratio.saturating_mul(consumed)
+                    {
+                        self.stop = Some(Stop::Limit(
+                            "ratio",
+                            format!(
+                                "{} compressed bytes decompress to {} (more than {}:1), a decompression bomb or highly repetitive content; raise --max-ratio if this is expected",
+                                consumed, self.out_total, self.limits.max_ratio
+                            ),
+                        ));
+                        return Err(());
+                    }
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let raw = self.dec.get_ref().inner.get_ref().io_error;
+                    self.stop = Some(match raw {
+                        Some(_) => Stop::RawIo(e),
+                        None if e.kind() == io::ErrorKind::UnexpectedEof => {
+                            Stop::Gzip("the gzip stream ends early: the file is truncated".into())
+                        }
+                        None => Stop::Gzip(format!("the gzip stream is corrupt: {e}")),
+                    });
+                    return Err(());
+                }
+            }
+        }
+    }
+
+    /// Offset in the decompressed stream of the next byte to be consumed.
+    pub(crate) fn offset(&self) -> u64 {
+        self.out_total - (self.len - self.pos) as u64
+    }
+
+    pub(crate) fn avail(&self) -> &[u8] {
+        &self.win[self.pos..self.len]
+    }
+
+    pub(crate) fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+
+    /// Reads one block. `Ok(n)` with n < 512 means the stream ended after n bytes.
+    pub(crate) fn block(&mut self, out: &mut [u8; BLOCK]) -> Result<usize, ()> {
+        let mut got = 0;
+        while got < BLOCK {
+            let n = self.fill()?;
+            if n == 0 {
+                return Ok(got);
+            }
+            let take = n.min(BLOCK - got);
+            out[got..got + take].copy_from_slice(&self.avail()[..take]);
+            self.consume(take);
+            got += take;
+        }
+        Ok(got)
+    }
+
+    /// Feeds the next `n` bytes to `f`. `Ok(false)` if the stream ended first.
+    pub(crate) fn data(&mut self, mut n: u64, mut f: impl FnMut(&[u8])) -> Result<bool, ()> {
+        while n > 0 {
+            let a = self.fill()?;
+            if a == 0 {
+                return Ok(false);
+            }
+            let take = (a as u64).min(n) as usize;
+            f(&self.avail()[..take]);
+            self.consume(take);
+            n -= take as u64;
+        }
+        Ok(true)
+    }
+
+    /// Skips the padding after `size` data bytes.
+    pub(crate) fn pad(&mut self, size: u64) -> Result<bool, ()> {
+        let rem = size % BLOCK as u64;
+        if rem == 0 {
+            Ok(true)
+        } else {
+            self.data(BLOCK as u64 - rem, |_| {})
+        }
+    }
+
+    /// True once reading stopped (a gzip error, a limit, an I/O error).
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    /// Decompresses the rest of the member; returns how many of those bytes
+    /// were not zero.
+    pub(crate) fn drain(&mut self) -> u64 {
+        let mut nonzero = 0;
+        loop {
+            match self.fill() {
+                Ok(0) | Err(()) => return nonzero,
+                Ok(n) => {
+                    nonzero += self.avail().iter().filter(|b| **b != 0).count() as u64;
+                    self.consume(n);
+                }
+            }
+        }
+    }
+
+    /// Ends reading: how the stream ended, and (unless a limit stopped
+    /// reading, `limit_stopped` included) the bytes after the gzip member and
+    /// the digest of the whole file. `Err` only for an I/O error on the file.
+    pub(crate) fn finish(mut self, limit_stopped: bool) -> io::Result<StreamEnd> {
+        let mut end = StreamEnd {
+            member_end: self.member_end,
+            out_total: self.out_total,
+            ..StreamEnd::default()
+        };
+        match self.stop.take() {
+            Some(Stop::Limit(name, detail)) => end.limit_stop = Some((name, detail)),
+            Some(Stop::RawIo(e)) => return Err(e),
+            Some(Stop::Gzip(s)) => end.gzip_error = Some(s),
+            None => {}
+        }
+        let reached_end = end.member_end || end.gzip_error.is_some();
+        let counted = self.dec.into_inner();
+        end.consumed = counted.consumed;
+        let mut buffered = counted.inner;
+        // After the member: nothing may follow. Read the rest of the file
+        // for the bundle's digest (unless a limit stopped us).
+        if limit_stopped || end.limit_stop.is_some() || !reached_end {
+            return Ok(end);
+        }
+        loop {
+            let chunk = match buffered.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            if end.member_end && end.trailing == 0 && chunk.len() >= 2 && chunk[..2] == [0x1f, 0x8b]
+            {
+                end.second_member = true;
+            }
+            let n = chunk.len();
+            if end.member_end {
+                end.trailing += n as u64;
+            }
+            buffered.consume(n);
+        }
+        end.bundle_sha256 = Some(buffered.into_inner().hasher.finish().0);
+        Ok(end)
+    }
+}
+
+/// An entry's content as a reader, hashed as it is read.
+pub(crate) struct EntryReader<'s, 'p, R> {
+    src: &'s mut Source<'p, R>,
+    left: u64,
+    hasher: Hasher,
+    /// The archive ended inside the entry.
+    pub truncated: bool,
+    /// Reading stopped (gzip error, limit) inside the entry.
+    pub stopped: bool,
+}
+
+impl<'s, 'p, R: Read> EntryReader<'s, 'p, R> {
+    pub(crate) fn new(src: &'s mut Source<'p, R>, size: u64) -> Self {
+        EntryReader {
+            src,
+            left: size,
+            hasher: Hasher::new(),
+            truncated: false,
+            stopped: false,
+        }
+    }
+
+    /// Reads and hashes whatever the sink left of the entry.
+    pub(crate) fn drain(&mut self) {
+        let mut buf = [0u8; 8192];
+        while self.left > 0 && !self.truncated && !self.stopped {
+            let _ = self.read(&mut buf);
+        }
+    }
+
+    /// The digest of what was read.
+    pub(crate) fn digest(self) -> Sha256Digest {
+        self.hasher.finish().0
+    }
+}
+
+impl<R: Read> Read for EntryReader<'_, '_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let a = match self.src.fill() {
+            Ok(a) => a,
+            Err(()) => {
+                self.stopped = true;
+                return Err(io::Error::other("reading the bundle stopped"));
+            }
+        };
+        if a == 0 {
+            self.truncated = true;
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the archive ends inside this entry",
+            ));
+        }
+        let n = (a as u64).min(self.left).min(buf.len() as u64) as usize;
+        buf[..n].copy_from_slice(&self.src.avail()[..n]);
+        self.hasher.update(&buf[..n]);
+        self.src.consume(n);
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
