@@ -8,7 +8,8 @@
 //!    [`strictjson`]: SHA-256, the verification report, progress sinks (which
 //!    `digest` reports to), whole-or-nothing file output, RFC 3339 timestamps
 //!    and the repeated-key check for every JSON proofpack trusts.
-//! 2. [`manifest`]: content-addressed manifests of file sets; [`keys`]:
+//! 2. [`manifest`]: content-addressed manifests of file sets;
+//!    [`publication`]: a published write-up's tables, read; [`keys`]:
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
 //!    its neighbour in this layer).
@@ -29,6 +30,7 @@ pub mod digest;
 pub mod keys;
 pub mod manifest;
 pub mod progress;
+pub mod publication;
 pub mod qualify;
 pub mod report;
 pub mod strictjson;
