@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
+use super::row::{column_problem, count, quoted};
 use super::{rfc3339, Catalog, CatalogError};
 use crate::digest::Sha256Digest;
 use crate::manifest::{Format, Manifest};
@@ -67,6 +68,20 @@ pub struct BaselineInfo {
     pub tool: String,
 }
 
+/// Reads the listing fields of a baseline row; `Err` is why it is damaged.
+fn info_fields(r: &rusqlite::Row<'_>) -> Result<BaselineInfo, String> {
+    let col = |e| column_problem(r, &e);
+    Ok(BaselineInfo {
+        name: r.get(0).map_err(col)?,
+        digest: format!("sha256:{}", r.get::<_, String>(1).map_err(col)?),
+        files: count(r, 2)?.ok_or("files is NULL")?,
+        bytes: count(r, 3)?,
+        source: r.get(4).map_err(col)?,
+        time: r.get(5).map_err(col)?,
+        tool: r.get(6).map_err(col)?,
+    })
+}
+
 impl Catalog {
     /// Stores `manifest` as the baseline `name`, replacing any earlier one;
     /// returns the digest of the baseline it replaced. `source` says what it
@@ -87,14 +102,16 @@ impl Catalog {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;
+        // A damaged old row is replaced all the same; it just has no digest.
         let old: Option<String> = tx
             .query_row(
                 "SELECT manifest_sha256 FROM baselines WHERE name = ?1",
                 [name],
-                |r| r.get(0),
+                |r| Ok(r.get(0).ok()),
             )
             .optional()
-            .map_err(|e| self.err(e))?;
+            .map_err(|e| self.err(e))?
+            .flatten();
         tx.execute(
             "INSERT OR REPLACE INTO baselines (name, manifest_sha256, files, bytes, format, body, source, recorded_at, tool)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -120,34 +137,42 @@ impl Catalog {
     /// baseline.
     pub fn get_baseline(&self, name: &str) -> Result<Option<Manifest>, CatalogError> {
         let conn = self.lock();
-        let row: Option<(String, String, Vec<u8>)> = conn
+        let row = conn
             .query_row(
                 "SELECT manifest_sha256, format, body FROM baselines WHERE name = ?1",
                 [name],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| {
+                    let col = |e| column_problem(r, &e);
+                    let read = || -> Result<(String, String, Vec<u8>), String> {
+                        Ok((
+                            r.get(0).map_err(col)?,
+                            r.get(1).map_err(col)?,
+                            r.get(2).map_err(col)?,
+                        ))
+                    };
+                    Ok(read())
+                },
             )
             .optional()
             .map_err(|e| self.err(e))?;
         drop(conn);
-        let Some((digest, format, body)) = row else {
+        let Some(row) = row else {
             return Ok(None);
         };
-        let bad = |reason: String| CatalogError::BadRow {
-            path: self.path.clone(),
-            what: format!("baseline {name:?}"),
-            reason,
-        };
+        let bad = |reason: &str| self.bad_row(format!("baseline {}", quoted(name)), reason);
+        let (digest, format, body) = row.map_err(|r| bad(&r))?;
         let format = match format.as_str() {
             "json" => Format::Json,
             "canonical" => Format::Canonical,
-            other => return Err(bad(format!("unknown format {other:?}"))),
+            other => return Err(bad(&format!("unknown format {}", quoted(other)))),
         };
         let (m, _) = Manifest::parse(&body, Some(format), &format!("catalog:{name}"))
-            .map_err(|e| bad(e.to_string()))?;
+            .map_err(|e| bad(&e.to_string()))?;
         if m.digest().to_hex() != digest {
-            return Err(bad(format!(
-                "its entries give {} but the recorded digest is sha256:{digest}",
-                m.digest().prefixed()
+            return Err(bad(&format!(
+                "its entries give {} but the recorded digest is {}",
+                m.digest().prefixed(),
+                quoted(&format!("sha256:{digest}"))
             )));
         }
         Ok(Some(m))
@@ -168,27 +193,36 @@ impl Catalog {
         Ok(self.require_baseline(name)?.render(format)?)
     }
 
-    /// All baselines, by name.
+    /// All baselines, by name. A baseline whose listing fields cannot be
+    /// read is [`CatalogError::BadRow`] naming it (its manifest is read only
+    /// by [`Catalog::get_baseline`]).
     pub fn baselines(&self) -> Result<Vec<BaselineInfo>, CatalogError> {
         let conn = self.lock();
         let mut st = conn
-            .prepare("SELECT name, manifest_sha256, files, bytes, source, recorded_at, tool FROM baselines ORDER BY name")
+            .prepare("SELECT name, manifest_sha256, files, bytes, source, recorded_at, tool, rowid FROM baselines ORDER BY name")
             .map_err(|e| self.err(e))?;
         let rows = st
             .query_map([], |r| {
-                Ok(BaselineInfo {
-                    name: r.get(0)?,
-                    digest: format!("sha256:{}", r.get::<_, String>(1)?),
-                    files: r.get::<_, i64>(2)? as u64,
-                    bytes: r.get::<_, Option<i64>>(3)?.map(|b| b as u64),
-                    source: r.get(4)?,
-                    time: r.get(5)?,
-                    tool: r.get(6)?,
-                })
+                Ok((r.get::<_, i64>(7)?, r.get::<_, String>(0), info_fields(r)))
             })
             .and_then(|it| it.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.err(e))?;
-        Ok(rows)
+        rows.into_iter()
+            .map(|(rowid, name, info)| {
+                info.map_err(|reason| {
+                    let what = match &name {
+                        Ok(n) => format!("baseline {}", quoted(n)),
+                        Err(_) => format!("the baseline of rowid {rowid}"),
+                    };
+                    self.bad_row(what, &reason)
+                })
+            })
+            .collect()
+    }
+
+    /// Number of baselines (counted, not read: damaged rows count too).
+    pub fn baselines_len(&self) -> Result<u64, CatalogError> {
+        self.count_rows("baselines")
     }
 
     /// Deletes a baseline; false if there was none of that name.

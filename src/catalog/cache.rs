@@ -75,11 +75,7 @@ fn unix_ns(t: SystemTime) -> i128 {
 impl Catalog {
     /// Number of hash-cache entries.
     pub fn cache_len(&self) -> Result<u64, CatalogError> {
-        let conn = self.lock();
-        let n: i64 = conn
-            .query_row("SELECT count(*) FROM hash_cache", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        Ok(n as u64)
+        self.count_rows("hash_cache")
     }
 
     /// Drops hash-cache entries: all of them, or those for files under
@@ -123,26 +119,9 @@ impl Catalog {
             let conn = self.lock();
             let sql = "SELECT path, dev, ino, size, mtime_ns, ctime_ns, sha256, recorded_ns FROM hash_cache";
             let mut rows: Vec<(Vec<u8>, CacheRow)> = Vec::new();
-            let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Option<(Vec<u8>, CacheRow)>> {
-                let sha: Vec<u8> = r.get(6)?;
-                let Ok(sha) = <[u8; 32]>::try_from(sha.as_slice()) else {
-                    return Ok(None);
-                };
-                Ok(Some((
-                    r.get(0)?,
-                    CacheRow {
-                        stat: FileStat {
-                            dev: r.get::<_, i64>(1)? as u64,
-                            ino: r.get::<_, i64>(2)? as u64,
-                            size: r.get::<_, i64>(3)? as u64,
-                            mtime_ns: r.get::<_, i64>(4)? as i128,
-                            ctime_ns: r.get::<_, i64>(5)? as i128,
-                        },
-                        sha256: Sha256Digest(sha),
-                        recorded_ns: r.get::<_, i64>(7)? as i128,
-                    },
-                )))
-            };
+            // A row that does not hold what proofpack writes is passed over:
+            // it is never vouched for, and the file is hashed again.
+            let map = |r: &rusqlite::Row<'_>| Ok(cache_row(r));
             let res = if single_file {
                 conn.prepare(&format!("{sql} WHERE path = ?1"))
                     .and_then(|mut st| st.query_map([&prefix], map)?.collect::<Result<Vec<_>, _>>())
@@ -161,7 +140,7 @@ impl Catalog {
                 prefix_range(&prefix).0.len()
             };
             for (path, row) in rows {
-                if let Ok(rel) = std::str::from_utf8(&path[skip..]) {
+                if let Some(Ok(rel)) = path.get(skip..).map(std::str::from_utf8) {
                     known.insert(rel.to_string(), row);
                 }
             }
@@ -234,6 +213,28 @@ struct CacheRow {
     stat: FileStat,
     sha256: Sha256Digest,
     recorded_ns: i128,
+}
+
+/// Reads one hash-cache row, or `None` if it does not hold what
+/// [`Catalog::write_cache_rows`] writes (a BLOB path, integers, 32 bytes).
+fn cache_row(r: &rusqlite::Row<'_>) -> Option<(Vec<u8>, CacheRow)> {
+    let sha: Vec<u8> = r.get(6).ok()?;
+    let int = |i: usize| r.get::<_, i64>(i).ok();
+    Some((
+        r.get(0).ok()?,
+        CacheRow {
+            // dev, ino and size are stored as the bits of a u64.
+            stat: FileStat {
+                dev: int(1)? as u64,
+                ino: int(2)? as u64,
+                size: int(3)? as u64,
+                mtime_ns: int(4)?.into(),
+                ctime_ns: int(5)?.into(),
+            },
+            sha256: Sha256Digest(<[u8; 32]>::try_from(sha.as_slice()).ok()?),
+            recorded_ns: int(7)?.into(),
+        },
+    ))
 }
 
 /// The racy-clean rule's second half: both timestamps are more than

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use rusqlite::{params, Connection, TransactionBehavior};
 use serde::Serialize;
 
+use super::row::{column_problem, quoted};
 use super::{rfc3339, Catalog, CatalogError};
 use crate::digest::Sha256Digest;
 
@@ -171,23 +172,37 @@ fn parse_query(q: &str) -> Result<Query, CatalogError> {
 
 const RECORD_COLUMNS: &str = "id, kind, recorded_at, tool, target, run_name, bundle_sha256, manifest_sha256, pins_sha256, ok";
 
-fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(RecordSummary, String)> {
-    let kind: String = r.get(1)?;
-    Ok((
-        RecordSummary {
-            id: r.get(0)?,
-            kind: RecordKind::parse(&kind).unwrap_or(RecordKind::Verify),
-            time: r.get(2)?,
-            tool: r.get(3)?,
-            target: r.get(4)?,
-            run_name: r.get(5)?,
-            bundle_sha256: r.get(6)?,
-            manifest_sha256: r.get(7)?,
-            pins_sha256: r.get(8)?,
-            ok: r.get::<_, i64>(9)? == 1,
-        },
+/// A row read back: its id, and its listing fields, or why they cannot be
+/// read (a [`CatalogError::BadRow`] reason).
+type ReadRow<T> = (i64, Result<T, String>);
+
+/// Reads the [`RECORD_COLUMNS`] of a row. Only the id is trusted (it is the
+/// rowid); every other value is checked for what proofpack writes.
+fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReadRow<RecordSummary>> {
+    Ok((r.get(0)?, summary_fields(r)))
+}
+
+fn summary_fields(r: &rusqlite::Row<'_>) -> Result<RecordSummary, String> {
+    let col = |e: rusqlite::Error| column_problem(r, &e);
+    let kind: String = r.get(1).map_err(col)?;
+    let kind = RecordKind::parse(&kind).ok_or_else(|| format!("unknown kind {}", quoted(&kind)))?;
+    let ok = match r.get::<_, i64>(9).map_err(col)? {
+        0 => false,
+        1 => true,
+        n => return Err(format!("ok is {n}, expected 0 or 1")),
+    };
+    Ok(RecordSummary {
+        id: r.get(0).map_err(col)?,
         kind,
-    ))
+        time: r.get(2).map_err(col)?,
+        tool: r.get(3).map_err(col)?,
+        target: r.get(4).map_err(col)?,
+        run_name: r.get(5).map_err(col)?,
+        bundle_sha256: r.get(6).map_err(col)?,
+        manifest_sha256: r.get(7).map_err(col)?,
+        pins_sha256: r.get(8).map_err(col)?,
+        ok,
+    })
 }
 
 impl Catalog {
@@ -222,7 +237,8 @@ impl Catalog {
         self.insert_record(RecordKind::Verify, r)
     }
 
-    /// All records, newest first (at most `limit` when given).
+    /// All records, newest first (at most `limit` when given). A record
+    /// that cannot be read is [`CatalogError::BadRow`] naming it.
     pub fn list(&self, limit: Option<usize>) -> Result<Vec<RecordSummary>, CatalogError> {
         let conn = self.lock();
         let sql = format!("SELECT {RECORD_COLUMNS} FROM records ORDER BY id DESC LIMIT ?1");
@@ -232,20 +248,16 @@ impl Catalog {
             .query_map([limit], summary_from_row)
             .and_then(|it| it.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.err(e))?;
-        rows.into_iter()
-            .map(|(s, kind)| self.checked_kind(s, &kind))
-            .collect()
+        rows.into_iter().map(|row| self.read_record(row)).collect()
     }
 
-    fn checked_kind(&self, s: RecordSummary, kind: &str) -> Result<RecordSummary, CatalogError> {
-        if RecordKind::parse(kind).is_none() {
-            return Err(CatalogError::BadRow {
-                path: self.path.clone(),
-                what: format!("record id:{}", s.id),
-                reason: format!("unknown kind {kind:?}"),
-            });
-        }
-        Ok(s)
+    /// Number of records (counted, not read: damaged rows count too).
+    pub fn records_len(&self) -> Result<u64, CatalogError> {
+        self.count_rows("records")
+    }
+
+    fn read_record<T>(&self, (id, row): ReadRow<T>) -> Result<T, CatalogError> {
+        row.map_err(|reason| self.bad_row(format!("record id:{id}"), &reason))
     }
 
     /// Ids of the records a query selects, newest first.
@@ -279,9 +291,10 @@ impl Catalog {
                          ORDER BY id DESC",
                     )
                     .map_err(|e| self.err(e))?;
+                // A digest column that holds no text holds no digest.
                 let rows = st
                     .query_map([&p], |r| {
-                        Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, Option<String>>(2)?))
+                        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1).ok(), r.get::<_, String>(2).ok()))
                     })
                     .and_then(|it| it.collect::<Result<Vec<_>, _>>())
                     .map_err(|e| self.err(e))?;
@@ -310,6 +323,7 @@ impl Catalog {
     }
 
     /// The records a query selects, newest first, with their reports.
+    /// A selected record that cannot be read is [`CatalogError::BadRow`].
     /// A query is `id:N`, a digest (`sha256:<hex>` or 64 hex) of a bundle or
     /// MANIFEST, a digest prefix of at least 8 hex characters, or a run name
     /// (or the target path as recorded). No match is [`CatalogError::NoMatch`].
@@ -326,15 +340,17 @@ impl Catalog {
         let mut st = conn.prepare(&sql).map_err(|e| self.err(e))?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let (s, kind, report) = st
+            let row = st
                 .query_row([id], |r| {
-                    let (s, kind) = summary_from_row(r)?;
-                    Ok((s, kind, r.get::<_, String>(10)?))
+                    let (id, summary) = summary_from_row(r)?;
+                    let report = r.get::<_, String>(10).map_err(|e| column_problem(r, &e));
+                    Ok((id, summary.and_then(|s| report.map(|json| (s, json)))))
                 })
                 .map_err(|e| self.err(e))?;
+            let (summary, report_json) = self.read_record(row)?;
             out.push(StoredRecord {
-                summary: self.checked_kind(s, &kind)?,
-                report_json: report,
+                summary,
+                report_json,
             });
         }
         Ok(out)

@@ -9,7 +9,10 @@
 //! - `ledger`: records of seals and verifications, and the queries that
 //!   select them;
 //! - `baselines`: manifests stored under a name;
-//! - `cache`: the stat-keyed hash cache and its racy-clean rule.
+//! - `cache`: the stat-keyed hash cache and its racy-clean rule;
+//! - `row`: reading stored values back without trusting them (a crafted or
+//!   damaged row is a [`CatalogError::BadRow`] naming it, never a panic),
+//!   and [`shown_value`], the bounded form in which they are displayed.
 //!
 //! # Why it exists, and why it is never the source of truth
 //!
@@ -54,6 +57,7 @@ use crate::manifest::ManifestError;
 mod baselines;
 mod cache;
 mod ledger;
+mod row;
 mod schema;
 
 pub use baselines::{validate_baseline_name, BaselineInfo, MAX_BASELINE_NAME};
@@ -61,6 +65,7 @@ pub use cache::{is_settled, CacheSession, CacheStats, RACY_MARGIN_NS};
 pub use ledger::{
     RecordKind, RecordSummary, RunRecord, SealRecord, StoredRecord, VerificationRecord,
 };
+pub use row::shown_value;
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 
 /// How long a writer waits for another process's write lock by default.
@@ -316,6 +321,15 @@ impl Catalog {
         // A panic while holding the lock cannot leave the connection in a
         // state worse than an aborted transaction, which SQLite rolls back.
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The number of rows of one of the catalog's tables.
+    fn count_rows(&self, table: &'static str) -> Result<u64, CatalogError> {
+        let conn = self.lock();
+        let n: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok(n as u64)
     }
 }
 

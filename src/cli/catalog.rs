@@ -1,10 +1,16 @@
 //! `catalog list|show|forget|export|import|info`.
+//!
+//! Every value read from the catalog is printed through [`shown_value`] (or
+//! [`digest`]): a crafted or damaged row can hold anything, and the human
+//! output must neither panic on it, nor pass terminal control sequences
+//! through, nor echo a 10 MB value whole. `--json` output carries the values
+//! as stored (JSON-escaped), for programs.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use proofpack::catalog::{Catalog, RecordSummary, StoredRecord};
+use proofpack::catalog::{shown_value, Catalog, CatalogError, RecordSummary, StoredRecord};
 use proofpack::manifest::Manifest;
 use proofpack::report::EXIT_OK;
 use serde_json::{json, Value};
@@ -127,11 +133,29 @@ pub fn run_catalog(a: CatalogArgs, ui: &Ui) -> Result<i32> {
     }
 }
 
-fn short(d: &Option<String>) -> String {
-    match d {
-        Some(h) => format!("sha256:{}", &h[..h.len().min(12)]),
-        None => "-".into(),
+/// How many characters of a stored text (a path, a name, a check's detail)
+/// the human output shows: a path as long as Linux allows is shown whole.
+const TEXT_CHARS: usize = 4096;
+
+/// A stored text as the human output shows it.
+fn text(s: &str) -> String {
+    shown_value(s, TEXT_CHARS)
+}
+
+/// A stored digest (bare hex) as `sha256:` and its first `chars` hex
+/// digits; a value that is not 64 hex digits (a damaged row) is shown as
+/// what it is, escaped and cut.
+fn digest(d: &str, chars: usize) -> String {
+    if d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()) {
+        // All ASCII: any cut is on a character boundary.
+        format!("sha256:{}", d.get(..chars.min(64)).unwrap_or(d))
+    } else {
+        format!("not a digest: \"{}\"", shown_value(d, chars))
     }
+}
+
+fn short(d: &Option<String>) -> String {
+    d.as_deref().map_or_else(|| "-".into(), |h| digest(h, 12))
 }
 
 fn list(c: &Catalog, a: ListArgs, ui: &Ui) -> Result<i32> {
@@ -169,12 +193,12 @@ fn list(c: &Catalog, a: ListArgs, ui: &Ui) -> Result<i32> {
             println!(
                 "{:<6} {:<20} {:<6} {verdict}{} {:<19} {:<19} {}",
                 format!("id:{}", r.id),
-                r.time,
+                text(&r.time),
                 r.kind.as_str(),
                 " ".repeat(pad),
-                r.run_name.as_deref().unwrap_or("-"),
+                r.run_name.as_deref().map_or_else(|| "-".into(), text),
                 short(&r.bundle_sha256),
-                r.target
+                text(&r.target)
             );
         }
     }
@@ -185,9 +209,14 @@ fn list(c: &Catalog, a: ListArgs, ui: &Ui) -> Result<i32> {
                 .bytes
                 .map(|n| format!(", {}", human_bytes(n)))
                 .unwrap_or_default();
+            let hex = b.digest.strip_prefix("sha256:").unwrap_or(&b.digest);
             println!(
                 "  {}  {}  {} files{size}  {}  from {}",
-                b.name, b.digest, b.files, b.time, b.source
+                text(&b.name),
+                digest(hex, 64),
+                b.files,
+                text(&b.time),
+                text(&b.source)
             );
         }
     }
@@ -205,34 +234,35 @@ fn print_record(r: &StoredRecord, ui: &Ui) {
         "{} id:{}  {}  {}  {}",
         s.kind.as_str(),
         s.id,
-        s.time,
+        text(&s.time),
         verdict,
-        s.tool
+        text(&s.tool)
     );
-    println!("target:   {}", s.target);
-    let opt = |label: &str, v: &Option<String>, prefix: &str| {
+    println!("target:   {}", text(&s.target));
+    let opt = |label: &str, v: &Option<String>, show: fn(&str) -> String| {
         if let Some(v) = v {
-            println!("{label:<9} {prefix}{v}");
+            println!("{label:<9} {}", show(v));
         }
     };
-    opt("run:", &s.run_name, "");
-    opt("bundle:", &s.bundle_sha256, "sha256:");
-    opt("manifest:", &s.manifest_sha256, "sha256:");
-    opt("pins:", &s.pins_sha256, "sha256:");
+    let full = |d: &str| digest(d, 64);
+    opt("run:", &s.run_name, text);
+    opt("bundle:", &s.bundle_sha256, full);
+    opt("manifest:", &s.manifest_sha256, full);
+    opt("pins:", &s.pins_sha256, full);
     let report: Value = match serde_json::from_str(&r.report_json) {
         Ok(v) => v,
         Err(e) => {
             ui.warn(&format!(
                 "the stored report is not valid JSON ({e}); showing it raw"
             ));
-            println!("{}", r.report_json);
+            println!("{}", text(&r.report_json));
             return;
         }
     };
     if let Some(checks) = report.get("checks").and_then(Value::as_array) {
         for c in checks {
-            let id = c.get("id").and_then(Value::as_str).unwrap_or("?");
-            let detail = c.get("detail").and_then(Value::as_str).unwrap_or("");
+            let id = text(c.get("id").and_then(Value::as_str).unwrap_or("?"));
+            let detail = text(c.get("detail").and_then(Value::as_str).unwrap_or(""));
             let values = match (c.get("expected"), c.get("actual")) {
                 (Some(e), Some(a)) => format!("; expected {}, found {}", plain(e), plain(a)),
                 _ => String::new(),
@@ -265,14 +295,19 @@ fn print_record(r: &StoredRecord, ui: &Ui) {
 
 fn plain(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => text(s),
+        other => text(&other.to_string()),
     }
 }
 
 fn show(c: &Catalog, a: ShowArgs, ui: &Ui) -> Result<i32> {
     let found = c.find(&a.query)?;
-    let shown: &[StoredRecord] = if a.all { &found } else { &found[..1] };
+    // find() never returns an empty list (no match is an error).
+    let shown: &[StoredRecord] = if a.all {
+        &found
+    } else {
+        &found[..found.len().min(1)]
+    };
     if a.json {
         if a.all {
             let arr: Vec<Value> = shown
@@ -289,10 +324,12 @@ fn show(c: &Catalog, a: ShowArgs, ui: &Ui) -> Result<i32> {
             );
         } else {
             let mut so = std::io::stdout().lock();
-            so.write_all(found[0].report_json.as_bytes())
-                .context("writing to stdout")?;
-            if !found[0].report_json.ends_with('\n') {
-                so.write_all(b"\n").context("writing to stdout")?;
+            for r in shown {
+                so.write_all(r.report_json.as_bytes())
+                    .context("writing to stdout")?;
+                if !r.report_json.ends_with('\n') {
+                    so.write_all(b"\n").context("writing to stdout")?;
+                }
             }
         }
     } else {
@@ -303,12 +340,12 @@ fn show(c: &Catalog, a: ShowArgs, ui: &Ui) -> Result<i32> {
             print_record(r, ui);
         }
     }
-    if !a.all && found.len() > 1 {
+    if let (false, [newest, _, ..]) = (a.all, found.as_slice()) {
         ui.note(&format!(
             "{} records match {:?}; showed the newest (id:{}); --all shows every one",
             found.len(),
             a.query,
-            found[0].summary.id
+            newest.summary.id
         ));
     }
     Ok(EXIT_OK)
@@ -318,13 +355,16 @@ fn forget(c: &Catalog, a: ForgetArgs, ui: &Ui) -> Result<i32> {
     if a.queries.is_empty() && a.baseline.is_empty() && !a.cache && a.cache_under.is_none() {
         anyhow::bail!("nothing to forget: give DIGEST|NAME|id:N, --baseline NAME, --cache or --cache-under PATH");
     }
-    // Check every baseline name first, so that a typo deletes nothing.
+    // Check every baseline name first, so that a typo deletes nothing. A
+    // damaged baseline exists all the same: forgetting it is the remedy.
     for name in &a.baseline {
-        if c.get_baseline(name)?.is_none() {
-            anyhow::bail!(
+        match c.get_baseline(name) {
+            Ok(Some(_)) | Err(CatalogError::BadRow { .. }) => {}
+            Ok(None) => anyhow::bail!(
                 "no baseline named {name:?} in {} (nothing was deleted)",
                 c.path().display()
-            );
+            ),
+            Err(e) => return Err(e.into()),
         }
     }
     if !a.queries.is_empty() {
@@ -378,8 +418,9 @@ fn import(c: &Catalog, a: ImportArgs, ui: &Ui) -> Result<i32> {
 
 fn info(c: &Catalog, a: InfoArgs, ui: &Ui) -> Result<i32> {
     let version = c.schema_version()?;
-    let records = c.list(None)?.len();
-    let baselines = c.baselines()?.len();
+    // Counted, not read: info still works when a row is damaged.
+    let records = c.records_len()?;
+    let baselines = c.baselines_len()?;
     let cache = c.cache_len()?;
     let integrity = if a.check {
         Some(c.integrity_check().map_err(|e| e.to_string()))
