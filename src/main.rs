@@ -44,6 +44,8 @@ enum Command {
     /// Verify a qualification end to end: bundle, seal, pins, engine
     /// attestations, count invariants and every published claim, recomputed.
     Verify(cli::verify::VerifyArgs),
+    /// Pins from a published write-up: `pins from-publication WRITEUP.md`.
+    Pins(cli::pins::PinsArgs),
     /// Verify a bundle while extracting it; the tree lands only if all holds.
     Unpack(cli::unpack::UnpackArgs),
     /// The local catalog: recorded seals and verifications, baselines, hash cache.
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Seal(a) => cli::seal::run_seal(a, &ui),
         Command::Verify(a) => cli::verify::run_verify(a, &ui),
         Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
+        Command::Pins(a) => cli::pins::run_pins(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
     };
     match result {

@@ -347,7 +347,8 @@ fn extra_bad_signatures_are_reported_and_ignored() {
         .code(0);
     let r: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(r["ok"], true);
-    assert_eq!(r["summary"]["passed"], 4);
+    // envelope, the trusted signature, attestation, statement, predicate.
+    assert_eq!(r["summary"]["passed"], 5);
     assert_eq!(r["summary"]["skipped"], 3);
     let ids: Vec<&str> = r["checks"]
         .as_array()
@@ -366,7 +367,8 @@ fn extra_bad_signatures_are_reported_and_ignored() {
             "signature:#3",
             &k5,
             "attestation",
-            "statement"
+            "statement",
+            "predicate"
         ]
     );
     let out = bin()

@@ -32,23 +32,39 @@ fn sample() -> PathBuf {
 
 #[test]
 fn readme_main_command_verifies_the_committed_sample() {
-    let s = sample();
+    // The command exactly as the README gives it.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.trim_start().starts_with("cargo run --release -- verify "))
+        .expect("the README's main command");
+    let args: Vec<&str> = line
+        .trim()
+        .strip_prefix("cargo run --release -- ")
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert!(args.contains(&"--publication"), "{line}");
     let out = Command::cargo_bin("proofpack")
         .unwrap()
-        .args(["--no-catalog", "verify"])
-        .arg(s.join(format!("{}.tgz", gen::NAME)))
-        .arg("--pins")
-        .arg(s.join("pins.json"))
-        .arg("--trust")
-        .arg(s.join("trust.json"))
+        .arg("--no-catalog")
+        .args(&args)
+        .current_dir(&root)
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("\nVERIFIED: "), "{text}");
+    assert!(
+        text.contains("every row and cell mapped to evidence"),
+        "{text}"
+    );
+    assert!(!text.contains("Published but not checked"), "{text}");
     assert!(text.contains("PASS seal"), "{text}");
-    assert!(text.contains("PASS pin:bundle"), "{text}");
+    assert!(text.contains("PASS publication:bundle"), "{text}");
     assert!(text.contains("200/200 within limits, 0 failed"), "{text}");
+    let _ = sample();
 }
 
 #[test]

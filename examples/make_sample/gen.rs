@@ -39,6 +39,22 @@ pub const SLO_ATTAINMENT: f64 = 0.95;
 pub const ENGINES: usize = 4;
 /// Weight shards.
 pub const SHARDS: usize = 96;
+/// Prompt length of every request (the workload fixes it).
+pub const INPUT_TOKENS: u64 = 8192;
+/// Output length of every completed request (ignore_eos, max_tokens).
+pub const OUTPUT_TOKENS: u64 = 128;
+/// The workload's seed.
+pub const WORKLOAD_SEED: u64 = 1729;
+/// The fleet's first-token deadline, seconds.
+pub const FIRST_TOKEN_DEADLINE_S: f64 = 8.5;
+/// Commit of the router the run went through (synthetic).
+pub const ROUTER_COMMIT: &str = "3f9a1c0d5e7b2a4c6d8e0f1a3b5c7d9e1f2a4b6c";
+/// Commit of the benchmark client (synthetic).
+pub const CLIENT_COMMIT: &str = "b7e2d4f6a8c0e1d3f5a7b9c1d2e4f6a8b0c2d4e6";
+/// Engine name and version as the publication writes them.
+pub const ENGINE_NAME: &str = "vllm";
+/// Engine version.
+pub const ENGINE_VERSION: &str = "0.11.2+rocm7.0";
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -187,7 +203,7 @@ pub fn engine_statement(
         "subject": subject,
         "predicateType": "urn:proofpack:predicate:engine:v1",
         "predicate": {
-            "engine": {"id": format!("engine-{engine}"), "name": "vllm", "version": "0.11.2+rocm7.0", "image": image.prefixed()},
+            "engine": {"id": format!("engine-{engine}"), "name": ENGINE_NAME, "version": ENGINE_VERSION, "image": image.prefixed()},
             "host": format!("mi355x-node-{:02}.qual.example", engine + 1),
             "model": model,
             "accelerator": {"name": "AMD Instinct MI355X", "count": 8},
@@ -311,6 +327,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
     let fleet = pretty(&json!({
         "fleet": "mi355x-qualification",
         "model": MODEL,
+        "first_token_deadline_s": FIRST_TOKEN_DEADLINE_S,
         "engines": (0..ENGINES).map(|i| json!({
             "id": format!("engine-{i}"),
             "host": format!("mi355x-node-{:02}.qual.example", i + 1),
@@ -324,12 +341,29 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         &run.join("inputs/benchmark-plan.json"),
         &pretty(&json!({
             "plan": "kimi-k3-serving-qualification",
+            "router": {"name": "narwhal", "revision": ROUTER_COMMIT},
+            "client": {"name": "proofpack-sample-client", "revision": CLIENT_COMMIT},
             "workload": "inputs/workload.jsonl",
             "arrival": "poisson",
             "seed": 20260923,
             "points": p.points.iter().map(|(n, r)| json!({"name": n, "offered_rate": r, "requests": p.requests, "warmup": p.warmup})).collect::<Vec<_>>(),
             "slo": {"ttft_s": SLO_TTFT_S, "tpot_s": SLO_TPOT_S, "attainment": SLO_ATTAINMENT},
             "request_timeout_s": 600
+        })),
+    );
+    // The workload description: what every prompt is built from. 28 pool
+    // entries, 20 distinct token ids.
+    let pool: Vec<u64> = (0..28u64).map(|i| 1000 + (i * 7) % 20 * 13).collect();
+    write(
+        &run.join("inputs/workload.json"),
+        &pretty(&json!({
+            "input_tokens": INPUT_TOKENS,
+            "output_tokens": OUTPUT_TOKENS,
+            "ignore_eos": true,
+            "seed": WORKLOAD_SEED,
+            "temperature": 0,
+            "prefix_caching": false,
+            "token_pool": pool,
         })),
     );
     write(
@@ -376,8 +410,11 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
                 t += rng.exp(*rate);
                 t
             };
-            let input_tokens = 1024 + (rng.f64() * 7000.0) as u64;
-            let max_tokens = 96 + (rng.f64() * 64.0) as u64;
+            // The workload fixes both lengths; the draws are kept so that
+            // the latencies below stay those of earlier samples.
+            let _ = (rng.f64(), rng.f64());
+            let input_tokens = INPUT_TOKENS;
+            let max_tokens = OUTPUT_TOKENS;
             let ttft = (4.6 + 1.2 * load + 0.9 * rng.normal()).clamp(2.2, 9.4);
             let tpot = (0.2565 + 0.004 * load + 0.0006 * rng.normal()).clamp(0.24, 0.29);
             // A few requests fail at the heavier point; the table shows them.
@@ -492,6 +529,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         "engines": engines,
         "required_subjects": ["weights.manifest", "config.json", "engine-image"],
         "plan": "inputs/benchmark-plan.json",
+        "facts": facts(),
         "points": points_json
     });
     write(&run.join("qualification.json"), &pretty(&q));
@@ -503,6 +541,139 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         fleet: Sha256Digest::of_bytes(&fleet),
         image,
     }
+}
+
+/// The facts of the sample's qualification.json: where the values its
+/// publication states are recorded in the run.
+pub fn facts() -> Value {
+    let w = |name: &str, pointer: &str| json!({"name": name, "file": "inputs/workload.json", "pointer": pointer});
+    json!([
+        {"name": "narwhal-router-source", "file": "inputs/benchmark-plan.json", "pointer": "/router/revision"},
+        {"name": "benchmark-client-source", "file": "inputs/benchmark-plan.json", "pointer": "/client/revision"},
+        {"name": "first-token-deadline", "file": "inputs/fleet-qualified.json", "pointer": "/first_token_deadline_s"},
+        w("workload.input-tokens", "/input_tokens"),
+        w("workload.output-tokens", "/output_tokens"),
+        w("workload.seed", "/seed"),
+        w("workload.temperature", "/temperature"),
+        w("workload.prefix-caching", "/prefix_caching"),
+        w("workload.token-pool", "/token_pool"),
+        {"name": "profile-store", "file": "inputs/profile-store.json"},
+        {"name": "qualified-fleet", "file": "inputs/fleet-qualified.json"},
+        {"name": "workload", "file": "inputs/workload.jsonl"}
+    ])
+}
+
+/// The sample's write-up, in the layout of real qualification write-ups
+/// exported from a docs site (headings ending in `¶`, pipe tables, prose
+/// between them), every value taken from the run and its bundle.
+pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
+    let q: Value = serde_json::from_slice(
+        &fs::read(s.run.join("qualification.json")).expect("read qualification.json"),
+    )
+    .expect("qualification.json");
+    let digest_of = |rel: &str| {
+        Sha256Digest::of_bytes(&fs::read(s.run.join(rel)).expect("read an input")).to_hex()
+    };
+    let mut t = String::new();
+    let _ = writeln!(t, "Kimi-K3 GPU benchmark qualification (synthetic sample)¶");
+    let _ = writeln!(
+        t,
+        "This write-up is generated with the sample run; every number in it is synthetic."
+    );
+    let _ = writeln!(t, "Pinned inputs¶");
+    let _ = writeln!(t, "| Input | Value |");
+    let _ = writeln!(t, "|---|---|");
+    let _ = writeln!(t, "| Narwhal router source | {ROUTER_COMMIT} |");
+    let _ = writeln!(t, "| Benchmark client source | {CLIENT_COMMIT} |");
+    let _ = writeln!(t, "| Model | {MODEL} |");
+    let _ = writeln!(
+        t,
+        "| Engine | vLLM {ENGINE_VERSION}, image {} |",
+        s.image.prefixed()
+    );
+    let _ = writeln!(
+        t,
+        "| Accelerator per engine | AMD Instinct MI355X, eight GPUs, tensor parallelism 8 |"
+    );
+    let _ = writeln!(
+        t,
+        "| Checkpoint weights | {SHARDS} safetensors shards; SHA-256 of the sorted path:sha256 manifest is {} |",
+        s.weights_manifest.to_hex()
+    );
+    let _ = writeln!(t, "| Model config SHA-256 | {} |", s.config.to_hex());
+    let _ = writeln!(
+        t,
+        "| Fleet latency budgets | {} s TTFT, {} s TPOT; first-token deadline {FIRST_TOKEN_DEADLINE_S} s |",
+        SLO_TTFT_S, SLO_TPOT_S
+    );
+    let _ = writeln!(
+        t,
+        "| Workload | 8,192 input tokens, {OUTPUT_TOKENS} output tokens, seed {WORKLOAD_SEED}, temperature 0, prefix caching disabled; 20 distinct IDs in a 28-token pool |"
+    );
+    let _ = writeln!(
+        t,
+        "| Profile store SHA-256 | {} |",
+        digest_of("inputs/profile-store.json")
+    );
+    let _ = writeln!(t, "| Qualified fleet SHA-256 | {} |", s.fleet.to_hex());
+    let _ = writeln!(
+        t,
+        "| Benchmark plan SHA-256 | {} |",
+        digest_of("inputs/benchmark-plan.json")
+    );
+    let _ = writeln!(
+        t,
+        "| Workload SHA-256 | {} |",
+        digest_of("inputs/workload.jsonl")
+    );
+    let _ = writeln!(t, "The launch checks confirmed every shard's recorded size and the model config hash on every engine.");
+    let _ = writeln!(t, "Measured points¶");
+    let _ = writeln!(
+        t,
+        "Both points completed with a ready router. The table excludes one completed warmup request per point; the client and the router journal each recorded 201 terminal requests including that warmup."
+    );
+    let _ = writeln!(t, "| Offered rate | Completed rate including drain | Output throughput including drain | TTFT p50 / p95 / p99 | TPOT p50 / p95 / p99 | Result |");
+    let _ = writeln!(t, "|---|---|---|---|---|---|");
+    for p in q["points"].as_array().expect("points") {
+        let c = &p["claims"];
+        let st = |v: &Value| v.as_str().expect("claim").to_string();
+        let rate = p["offered_rate"].as_f64().expect("rate");
+        let within = c["within_limits"].as_u64().expect("within");
+        let requests = p["requests"].as_u64().expect("requests");
+        let file = p["client_records"].as_str().expect("file");
+        let text = fs::read_to_string(s.run.join(file)).expect("records");
+        let count = |status: &str| {
+            text.lines()
+                .filter(|l| {
+                    l.contains("\"warmup\":false")
+                        && l.contains(&format!("\"status\":\"{status}\""))
+                })
+                .count()
+        };
+        let mut result = format!("{within}/{requests} within limits");
+        let (failed, timed_out) = (count("error"), count("timeout"));
+        if failed + timed_out > 0 {
+            result.push_str(&format!(", {failed} failed, {timed_out} timed out"));
+        }
+        let _ = writeln!(
+            t,
+            "| {rate} request/s | {} request/s | {} tokens/s | {} / {} / {} s | {} / {} / {} ms | {result} |",
+            st(&c["completed_rate"]),
+            st(&c["output_throughput"]),
+            st(&c["ttft_s"]["p50"]),
+            st(&c["ttft_s"]["p95"]),
+            st(&c["ttft_s"]["p99"]),
+            st(&c["tpot_ms"]["p50"]),
+            st(&c["tpot_ms"]["p95"]),
+            st(&c["tpot_ms"]["p99"]),
+        );
+    }
+    let _ = writeln!(
+        t,
+        "The retained artifact bundle is {NAME}.tgz (SHA-256 {}). It contains the client records, the router journal, the engine attestations, the benchmark plan and the inputs pinned above.",
+        bundle.to_hex()
+    );
+    t
 }
 
 /// PEM files of a key pair.

@@ -35,17 +35,28 @@ it is synthetic.
   They exist so that tests can re-sign variants. Never put them in a real
   trust file.
 
-Regenerated for contract v1.1 (docs/spec/FORMATS.md), which needs
-evidence the v1 sample lacked: `qualification.json` now names its benchmark
-plan (`\"plan\": \"inputs/benchmark-plan.json\"`), so that the request,
-warmup and rate counts are checked against what the client was told to run.
-Every record, journal event and attestation is otherwise as before; the
-bundle's digest changed because `qualification.json` did.
+- `PUBLICATION.md`: the sample's write-up, generated from the same data, in
+  the layout of real qualification write-ups exported from a docs site
+  (headings ending in `¶`, pipe tables): a \"Pinned inputs\" table whose every
+  row the run carries evidence for (source commits in the benchmark plan,
+  engine name and version and accelerator in the attestations, a workload
+  description `inputs/workload.json`, the fleet's first-token deadline, and
+  `facts` in `qualification.json` naming where each value is), and a
+  \"Measured points\" table.
 
-Verify it:
+Regenerated for contract v1.1 (docs/spec/FORMATS.md), which needs evidence
+the v1 sample lacked: `qualification.json` names its benchmark plan
+(`\"plan\"`), so that request, warmup and rate counts are checked against
+what the client was told to run, and declares the `facts` its write-up's
+rows are checked against; the workload fixes every prompt at 8,192 tokens
+and every completion at 128, as the write-up states, so the latencies and
+rates differ from the v1 sample's. The keys are written as PKCS#8 v1, which
+OpenSSL 3.0 and Python's `cryptography` read.
+
+Verify it against its write-up:
 
     cargo run --release -- verify testdata/sample/kimi-k3-mi355x-20260923-sample.tgz \\
-        --pins testdata/sample/pins.json --trust testdata/sample/trust.json
+        --publication testdata/sample/PUBLICATION.md --trust testdata/sample/trust.json
 ";
 
 fn main() {
@@ -93,6 +104,11 @@ fn main() {
         gen::pins_json(&sample, Some(sealed.bundle_sha256)),
     )
     .expect("write pins.json");
+    std::fs::write(
+        out.join("PUBLICATION.md"),
+        gen::publication(&sample, &sealed.bundle_sha256),
+    )
+    .expect("write PUBLICATION.md");
     std::fs::write(out.join("README.md"), README).expect("write README.md");
     eprintln!(
         "make_sample: wrote {} and {} (sha256 {})",

@@ -6,6 +6,7 @@ pub mod bundle_args;
 pub mod catalog;
 pub mod key;
 pub mod manifest;
+pub mod pins;
 pub mod seal;
 pub mod unpack;
 pub mod verify;

@@ -59,6 +59,15 @@ pub struct VerifyArgs {
     /// Layout of the recomputed measured-points table.
     #[arg(long, value_enum, default_value = "text")]
     pub table: TableFormat,
+    /// The published write-up (Markdown, or the text a docs site exports):
+    /// every row of its "Pinned inputs" table and every cell of its
+    /// "Measured points" table is checked against the evidence.
+    #[arg(long, value_name = "WRITEUP.md")]
+    pub publication: Option<PathBuf>,
+    /// With --publication: a row that no evidence in the run supports fails
+    /// (by default it is reported as not checked, and named).
+    #[arg(long, requires = "publication")]
+    pub require_all_rows: bool,
 }
 
 fn read_arg_file(path: &std::path::Path, what: &str) -> Result<Vec<u8>> {
@@ -84,12 +93,20 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
                 .with_context(|| format!("cannot use the trust file {}", p.display()))?,
         ),
     };
+    let publication = match &args.publication {
+        None => None,
+        Some(p) => Some(
+            proofpack::publication::Publication::read(p).context("cannot use the publication")?,
+        ),
+    };
     let verifier = trust.as_ref().map(|t| TrustVerifier { trust: t });
     let opts = Options {
         pins: pins.as_ref(),
         attestations: verifier
             .as_ref()
             .map(|v| v as &dyn qualify::EngineAttestationVerifier),
+        publication: publication.as_ref(),
+        require_all_rows: args.require_all_rows,
     };
     let started = std::time::Instant::now();
     let v = if args.target.is_dir() {
@@ -238,6 +255,20 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
         println!("  {} {}  {}", mark(ui, c), c.id, detail);
     }
     println!();
+    let unmapped: Vec<&Check> = r
+        .checks
+        .iter()
+        .filter(|c| c.id.starts_with("publication:") && c.ok.is_none())
+        .collect();
+    if !unmapped.is_empty() {
+        println!(
+            "\n{}",
+            bold(ui, "Published but not checked (no evidence in this run; --require-all-rows fails them):")
+        );
+        for c in unmapped {
+            println!("  {} {}", c.id, c.detail);
+        }
+    }
     let line = r.verdict.clone().unwrap_or_default();
     if r.ok {
         println!("{}", ui.green(&bold(ui, &line)));

@@ -3,7 +3,7 @@
 //! its prose states (issue 11, contract section 9).
 //!
 //! This module only reads the write-up into typed rows and cells; what each
-//! means for the evidence is decided in [`crate::qualify::published`]. It
+//! means for the evidence is decided by the qualify layer (`published`). It
 //! reads Markdown (GFM tables) and the plain text a docs site exports
 //! ([`markdown`]); tables are found by their headings ("Pinned inputs",
 //! "Measured points", any case, with or without a trailing `¶`) or, failing
@@ -207,6 +207,9 @@ pub struct PinnedRow {
     pub line: usize,
     /// What it states.
     pub kind: Pinned,
+    /// Cells of further columns (a "Notes" column): header and text, the
+    /// non-empty ones.
+    pub extra: Vec<(String, String)>,
 }
 
 /// A numeric metric of the measured-points table.
@@ -481,12 +484,21 @@ fn pinned_rows(t: &RawTable, origin: &str) -> Result<Vec<PinnedRow>, Publication
             )));
         }
         let kind = pinned_kind(&label, &value).map_err(bad)?;
+        let extra = t
+            .header
+            .iter()
+            .zip(cells.iter())
+            .skip(2)
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(h, c)| (h.clone(), c.clone()))
+            .collect();
         out.push(PinnedRow {
             label,
             slug,
             value,
             line: *line,
             kind,
+            extra,
         });
     }
     Ok(out)

@@ -73,7 +73,8 @@ impl Decimal {
 
     /// The value as an integer, when it is one.
     pub fn as_u64(&self) -> Option<u64> {
-        (self.decimals == 0 && self.value >= 0.0 && self.value < 9.0e15).then(|| self.value as u64)
+        (self.decimals == 0 && self.value >= 0.0 && self.value < 9.0e15)
+            .then_some(self.value as u64)
     }
 }
 

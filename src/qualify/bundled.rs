@@ -153,10 +153,12 @@ pub fn verify_bundle_file(
         if let Some(p) = opts.pins {
             for pin in &p.pins {
                 let id = format!("pin:{}", pin.name);
-                report.push(match (pin.name.as_str(), pass1.bundle_sha256) {
-                    ("bundle", Some(d)) if pin.path.is_none() && pin.files.is_none() => {
-                        Check::outcome(id, d == pin.sha256, "the .tgz bytes")
-                            .with_values(pin.sha256.to_hex(), d.to_hex())
+                report.push(match (pin.name.as_str(), pass1.bundle_sha256, pin.sha256) {
+                    ("bundle", Some(d), Some(want))
+                        if pin.path.is_none() && pin.files.is_none() =>
+                    {
+                        Check::outcome(id, d == want, "the .tgz bytes")
+                            .with_values(want.to_hex(), d.to_hex())
                     }
                     _ => Check::not_checkable(
                         id,
@@ -167,12 +169,18 @@ pub fn verify_bundle_file(
         } else {
             report.push(Check::skip("pin:*", "no --pins given"));
         }
+        if opts.publication.is_some() {
+            report.push(Check::not_checkable(
+                "publication:*",
+                "--structure-only: the qualification was not verified, so the publication cannot be checked against it",
+            ));
+        }
         report.push(Check::skip("attestation:*", "--structure-only"));
         report.push(Check::skip("point:*", "--structure-only"));
         return Ok(Verification {
             report,
             rows: Vec::new(),
-            pinned: opts.pins.is_some(),
+            pinned: opts.pinned(),
             qualification: None,
             bundle_sha256: pass1.bundle_sha256,
             manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
@@ -195,7 +203,7 @@ pub fn verify_bundle_file(
         }
         report.extend(qreport);
         unverifiable_rest(&mut report, opts);
-        let pinned = opts.pins.is_some();
+        let pinned = opts.pinned();
         return Ok(Verification {
             report,
             rows: Vec::new(),
@@ -208,7 +216,7 @@ pub fn verify_bundle_file(
             seal: seal_state,
         });
     };
-    let plan = Plan::new(q, opts.pins);
+    let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan);
     let mut visitor = Pass2 {
         collector: &mut collector,
@@ -244,7 +252,7 @@ pub fn verify_bundle_file(
     report.extend(qreport);
     if !stable {
         unverifiable_rest(&mut report, opts);
-        let pinned = opts.pins.is_some();
+        let pinned = opts.pinned();
         return Ok(Verification {
             report,
             rows: Vec::new(),
@@ -266,6 +274,7 @@ pub fn verify_bundle_file(
         .chain(plan.attestations.iter())
         .chain(plan.pin_paths.iter())
         .chain(plan.plan_file.iter())
+        .chain(plan.fact_files.keys())
     {
         if !seen.contains(rel) {
             unusable.insert(rel.clone(), "not in the bundle".to_string());
@@ -280,7 +289,7 @@ pub fn verify_bundle_file(
         pass2.bundle_sha256,
         opts,
     );
-    let pinned = opts.pins.is_some();
+    let pinned = opts.pinned();
     Ok(Verification {
         report,
         rows,

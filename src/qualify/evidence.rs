@@ -45,11 +45,15 @@ pub struct Plan {
     /// Digests of pins with a file count: the manifests under `manifests/`
     /// whose lines are counted.
     pub counted_digests: BTreeSet<Sha256Digest>,
+    /// Files facts name: read whole when a fact points into them (JSON),
+    /// else only hashed.
+    pub fact_files: BTreeMap<String, bool>,
 }
 
 impl Plan {
-    /// The plan for a parsed qualification and optional pins.
-    pub fn new(q: Qualification, pins: Option<&Pins>) -> Plan {
+    /// The plan for a parsed qualification, optional pins and the digests
+    /// whose manifests a publication counts.
+    pub fn new(q: Qualification, pins: Option<&Pins>, counted: &[Sha256Digest]) -> Plan {
         let mut clients = BTreeMap::new();
         let mut journals: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (i, p) in q.points.iter().enumerate() {
@@ -63,15 +67,20 @@ impl Plan {
         let pin_paths = pins
             .map(|p| p.pins.iter().filter_map(|p| p.path.clone()).collect())
             .unwrap_or_default();
-        let counted_digests = pins
+        let mut counted_digests: BTreeSet<Sha256Digest> = pins
             .map(|p| {
                 p.pins
                     .iter()
                     .filter(|p| p.files.is_some())
-                    .map(|p| p.sha256)
+                    .filter_map(|p| p.sha256)
                     .collect()
             })
             .unwrap_or_default();
+        counted_digests.extend(counted.iter().copied());
+        let mut fact_files: BTreeMap<String, bool> = BTreeMap::new();
+        for f in &q.facts {
+            *fact_files.entry(f.file.clone()).or_default() |= f.pointer.is_some();
+        }
         Plan {
             plan_file: q.plan.clone(),
             q,
@@ -80,6 +89,7 @@ impl Plan {
             attestations,
             pin_paths,
             counted_digests,
+            fact_files,
         }
     }
 }
@@ -170,6 +180,7 @@ impl<'a> Collector<'a> {
             || self.plan.attestations.contains(rel)
             || self.plan.pin_paths.contains(rel)
             || self.plan.plan_file.as_deref() == Some(rel)
+            || self.plan.fact_files.contains_key(rel)
             || is_manifest_file(rel)
     }
 
@@ -229,6 +240,7 @@ impl<'a> Collector<'a> {
             self.out.journals.insert(rel.to_string(), s);
         } else if self.plan.attestations.contains(rel)
             || self.plan.plan_file.as_deref() == Some(rel)
+            || self.plan.fact_files.get(rel) == Some(&true)
         {
             let room = MAX_CAPTURED_TOTAL.saturating_sub(self.out.captured_bytes);
             let cap = MAX_CAPTURED.min(room);
@@ -370,6 +382,7 @@ pub fn collect_run_dir(
     wanted.extend(plan.attestations.iter().cloned());
     wanted.extend(plan.pin_paths.iter().cloned());
     wanted.extend(plan.plan_file.iter().cloned());
+    wanted.extend(plan.fact_files.keys().cloned());
     let mut scan = RunDirScan {
         files: found.len() as u64,
         tree_problems,

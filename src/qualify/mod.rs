@@ -21,10 +21,12 @@ pub mod attested;
 pub mod bundled;
 pub mod engines;
 pub mod evidence;
+pub mod facts;
 pub mod metrics;
 pub mod pins;
 pub mod plan;
 pub mod point;
+pub mod published;
 pub mod records;
 pub mod schema;
 pub mod table;
@@ -140,10 +142,31 @@ pub trait EngineAttestationVerifier {
 /// What the auditor brings.
 #[derive(Default, Clone, Copy)]
 pub struct Options<'a> {
-    /// The published pins; `None` makes the verdict "unpinned".
+    /// The published pins; `None` (and no publication) makes the verdict
+    /// "unpinned".
     pub pins: Option<&'a Pins>,
     /// Trust roots for engine attestations; `None` fails the attestations.
     pub attestations: Option<&'a dyn EngineAttestationVerifier>,
+    /// v1.1: the published write-up, checked row by row and cell by cell.
+    pub publication: Option<&'a crate::publication::Publication>,
+    /// Rows of the publication that no evidence supports fail instead of
+    /// being reported as not checked.
+    pub require_all_rows: bool,
+}
+
+impl Options<'_> {
+    /// True when published values are compared (pins or a publication).
+    pub fn pinned(&self) -> bool {
+        self.pins.is_some() || self.publication.is_some()
+    }
+
+    /// Digests whose manifests under `manifests/` must be counted (the
+    /// publication's manifest rows with a file count).
+    pub fn counted_digests(&self) -> Vec<Sha256Digest> {
+        self.publication
+            .map(published::counted_digests)
+            .unwrap_or_default()
+    }
 }
 
 /// One row of the measured-points table, recomputed from the records.
@@ -244,12 +267,23 @@ pub fn evaluate(
         .filter_map(|c| c.first_sent)
         .reduce(f64::min);
     let attested = engines::check_engines(report, q, collected, unusable, first_request, opts);
+    let facts = facts::resolve(q, collected, unusable);
     match opts.pins {
+        None if opts.publication.is_some() => {}
         None => report.push(Check::skip(
             "pin:*",
             "no --pins given: published values not compared (verdict is unpinned)",
         )),
-        Some(p) => pins::check_pins(report, p, q, collected, unusable, bundle_digest, &attested),
+        Some(p) => pins::check_pins(
+            report,
+            p,
+            q,
+            collected,
+            unusable,
+            bundle_digest,
+            &attested,
+            &facts,
+        ),
     }
     report.push(undeclared_check(plan, collected));
     report.push(captured_check(collected));
@@ -264,6 +298,19 @@ pub fn evaluate(
                 metrics: m,
             });
         }
+    }
+    if let Some(publication) = opts.publication {
+        let ctx = published::Context {
+            q,
+            collected,
+            unusable,
+            attested: &attested,
+            rows: &rows,
+            facts: &facts,
+            bundle_digest,
+            require_all_rows: opts.require_all_rows,
+        };
+        published::check_publication(report, publication, &ctx);
     }
     rows
 }
@@ -445,7 +492,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
         return Ok(Verification {
             report,
             rows: Vec::new(),
-            pinned: opts.pins.is_some(),
+            pinned: opts.pinned(),
             qualification: None,
             bundle_sha256: None,
             manifest_digest: None,
@@ -454,7 +501,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
             seal: verdict::SealState::Absent,
         });
     };
-    let plan = Plan::new(q, opts.pins);
+    let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan);
     let scan = collect_run_dir(root, &mut collector)?;
     report.push(if scan.tree_problems.is_empty() {
@@ -490,7 +537,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
     Ok(Verification {
         report,
         rows,
-        pinned: opts.pins.is_some(),
+        pinned: opts.pinned(),
         qualification: Some(plan.q),
         bundle_sha256: None,
         manifest_digest: None,
@@ -520,6 +567,12 @@ pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>) {
         "attestation:*",
         "qualification.json is not valid: the engines are unknown",
     ));
+    if opts.publication.is_some() {
+        report.push(Check::not_checkable(
+            "publication:*",
+            "qualification.json is not valid: nothing in the run can be matched to the publication's rows",
+        ));
+    }
     report.push(Check::not_checkable(
         "point:*",
         "qualification.json is not valid: the points are unknown",

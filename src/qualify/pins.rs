@@ -11,12 +11,14 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::evidence::Collected;
+use super::facts::Facts;
 use super::schema::{Pins, Qualification};
 use super::AttestedEngine;
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 
 /// Appends one `pin:<name>` check per pin.
+#[allow(clippy::too_many_arguments)]
 pub fn check_pins(
     report: &mut Report,
     pins: &Pins,
@@ -25,15 +27,119 @@ pub fn check_pins(
     unusable: &BTreeMap<String, String>,
     bundle_digest: Option<Sha256Digest>,
     attested: &BTreeMap<String, Result<AttestedEngine, String>>,
+    facts: &Facts,
 ) {
     for pin in &pins.pins {
+        match (&pin.sha256, &pin.value) {
+            (Some(want), _) => report.push(digest_pin(
+                pin,
+                *want,
+                q,
+                collected,
+                unusable,
+                bundle_digest,
+                attested,
+                facts,
+            )),
+            (None, Some(v)) => report.push(value_pin(&pin.name, v, facts)),
+            (None, None) => report.push(Check::fail(
+                format!("pin:{}", pin.name),
+                "the pin has neither sha256 nor value",
+            )),
+        }
+    }
+}
+
+/// A value pin (v1.1): the fact of the pin's name holds the published value.
+fn value_pin(name: &str, want: &serde_json::Value, facts: &Facts) -> Check {
+    let id = format!("pin:{name}");
+    let text = match want {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match facts.get(name) {
+        None => Check::fail(
+            id,
+            format!("no fact named {name:?} in qualification.json: a published value that nothing in the run records is not verified"),
+        )
+        .with_values(want.clone(), serde_json::Value::Null),
+        Some(Err(why)) => Check::fail(id, format!("fact {name:?} cannot be read: {why}")),
+        Some(Ok(f)) => {
+            let holds = f.equals_text(&text);
+            Check::outcome(
+                id,
+                holds,
+                if holds {
+                    format!("{text} matches fact {name}")
+                } else {
+                    format!("fact {name} of the run is {}, the pin says {text}", f.describe())
+                },
+            )
+            .with_values(want.clone(), f.describe())
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn digest_pin(
+    pin: &super::schema::Pin,
+    want: Sha256Digest,
+    q: &Qualification,
+    collected: &Collected,
+    unusable: &BTreeMap<String, String>,
+    bundle_digest: Option<Sha256Digest>,
+    attested: &BTreeMap<String, Result<AttestedEngine, String>>,
+    facts: &Facts,
+) -> Check {
+    {
         let id = format!("pin:{}", pin.name);
-        let want = pin.sha256;
         let mut applied: Vec<String> = Vec::new();
         let mut failures: Vec<(String, serde_json::Value, serde_json::Value)> = Vec::new();
         let mut fail = |why: String, actual: serde_json::Value| {
             failures.push((why, json!(want.to_hex()), actual))
         };
+        if pin.name == "benchmark-plan" && pin.path.is_none() {
+            // The plan the qualification names (v1.1), as a publication's
+            // "Benchmark plan SHA-256" row is checked.
+            applied.push("the benchmark plan".into());
+            match &q.plan {
+                None => fail(
+                    "qualification.json names no benchmark plan".into(),
+                    serde_json::Value::Null,
+                ),
+                Some(plan) => match (unusable.get(plan), collected.hashes.get(plan)) {
+                    (None, Some(d)) if *d == want => {}
+                    (None, Some(d)) => fail(
+                        format!("{plan}: content differs from the pin"),
+                        json!(d.to_hex()),
+                    ),
+                    (Some(why), _) => fail(format!("{plan}: {why}"), serde_json::Value::Null),
+                    (None, None) => {
+                        fail(format!("{plan}: not in the run"), serde_json::Value::Null)
+                    }
+                },
+            }
+        }
+        if let Some(f) = facts.get(&pin.name) {
+            applied.push(format!("fact {}", pin.name));
+            match f {
+                Err(why) => fail(
+                    format!("fact {} cannot be read: {why}", pin.name),
+                    serde_json::Value::Null,
+                ),
+                Ok(v) => match v.as_digest() {
+                    Some(d) if d == want => {}
+                    Some(d) => fail(
+                        format!("fact {} is {}", pin.name, d.prefixed()),
+                        json!(d.to_hex()),
+                    ),
+                    None => fail(
+                        format!("fact {} is {}, not a digest", pin.name, v.describe()),
+                        serde_json::Value::Null,
+                    ),
+                },
+            }
+        }
         if pin.name == "bundle" {
             applied.push("the .tgz bytes".into());
             match bundle_digest {
@@ -122,21 +228,16 @@ pub fn check_pins(
             }
         }
         if applied.is_empty() {
-            report.push(
-                Check::fail(
-                    id,
-                    format!(
-                        "pin {:?} applies to nothing in the run (not `bundle`, no `path`, not an attestation subject, no `files`): a published value that nothing supports is not verified",
-                        pin.name
-                    ),
-                )
-                .with_values(want.to_hex(), serde_json::Value::Null),
-            );
-        } else if failures.is_empty() {
-            report.push(Check::pass(
+            Check::fail(
                 id,
-                format!("{} matches {}", want, applied.join(", ")),
-            ));
+                format!(
+                    "pin {:?} applies to nothing in the run (not `bundle`, no `path`, not an attestation subject, not a fact, no `files`): a published value that nothing supports is not verified",
+                    pin.name
+                ),
+            )
+            .with_values(want.to_hex(), serde_json::Value::Null)
+        } else if failures.is_empty() {
+            Check::pass(id, format!("{} matches {}", want, applied.join(", ")))
         } else {
             let detail = failures
                 .iter()
@@ -144,7 +245,7 @@ pub fn check_pins(
                 .collect::<Vec<_>>()
                 .join("; ");
             let (_, e, a) = failures.swap_remove(0);
-            report.push(Check::fail(id, detail).with_values(e, a));
+            Check::fail(id, detail).with_values(e, a)
         }
     }
 }

@@ -117,6 +117,27 @@ pub struct ClientId {
     pub warmup: bool,
 }
 
+/// The smallest and largest of a count over records, with the line of each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Range {
+    /// Smallest value and its line.
+    pub min: Option<(u64, u64)>,
+    /// Largest value and its line.
+    pub max: Option<(u64, u64)>,
+}
+
+impl Range {
+    /// Takes one value at `line` into account.
+    pub fn add(&mut self, v: u64, line: u64) {
+        if self.min.is_none_or(|(m, _)| v < m) {
+            self.min = Some((v, line));
+        }
+        if self.max.is_none_or(|(m, _)| v > m) {
+            self.max = Some((v, line));
+        }
+    }
+}
+
 /// A request's send time and where it is recorded.
 #[derive(Debug, Clone)]
 pub struct SendAt {
@@ -154,6 +175,10 @@ pub struct ClientSummary {
     pub early_measured: Problems,
     /// Earliest send time over every record, warmups included.
     pub first_sent: Option<f64>,
+    /// `input_tokens` over the measured records.
+    pub input_tokens: Range,
+    /// `output_tokens` over the measured ok records.
+    pub ok_output_tokens: Range,
 }
 
 /// Streams one point's client records.
@@ -173,6 +198,8 @@ pub fn read_client_records(
     let mut first_sent: Option<f64> = None;
     let mut last_warmup: Option<SendAt> = None;
     let mut first_measured: Option<SendAt> = None;
+    let mut input_tokens = Range::default();
+    let mut ok_output_tokens = Range::default();
     let mut parse_problems = Problems::default();
     for_each_line(r, file, &mut parse_problems, |line, text| {
         if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
@@ -219,7 +246,10 @@ pub fn read_client_records(
             {
                 first_measured = Some(here());
             }
-
+            input_tokens.add(rec.input_tokens, line);
+            if rec.status == Status::Ok {
+                ok_output_tokens.add(rec.output_tokens, line);
+            }
             let judged = acc.add(
                 rec.status,
                 rec.sent_at,
@@ -291,6 +321,8 @@ pub fn read_client_records(
         first_measured,
         early_measured,
         first_sent,
+        input_tokens,
+        ok_output_tokens,
     })
 }
 

@@ -52,6 +52,24 @@ pub struct Qualification {
     /// [`MAX_CLOCK_TOLERANCE_S`]).
     #[serde(default)]
     pub clock_tolerance_s: Option<f64>,
+    /// v1.1: named values of the run (a file's digest, or a value inside a
+    /// JSON file of the run), for publications and pins to refer to.
+    #[serde(default)]
+    pub facts: Vec<Fact>,
+}
+
+/// A named value of the run (v1.1): without `pointer`, the SHA-256 of
+/// `file`; with it, the JSON value it points at (RFC 6901) in `file`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fact {
+    /// The name publications and pins use (`benchmark-client-source`).
+    pub name: String,
+    /// A file of the run.
+    pub file: String,
+    /// A JSON pointer into the file (`/client/revision`).
+    #[serde(default)]
+    pub pointer: Option<String>,
 }
 
 /// Subjects every engine attestation carries whatever the qualification
@@ -290,6 +308,24 @@ impl Qualification {
         if let Some(plan) = &self.plan {
             check_path("plan", plan)?;
         }
+        let mut fact_names = BTreeSet::new();
+        for f in &self.facts {
+            if f.name.is_empty() || !fact_names.insert(f.name.as_str()) {
+                return Err(format!(
+                    "qualification.json: fact name {:?} is empty or listed twice",
+                    f.name
+                ));
+            }
+            check_path("facts[].file", &f.file)?;
+            if let Some(p) = &f.pointer {
+                if !p.is_empty() && !p.starts_with('/') {
+                    return Err(format!(
+                        "qualification.json: fact {:?}: pointer {p:?} is not a JSON pointer (RFC 6901: empty, or starting with '/')",
+                        f.name
+                    ));
+                }
+            }
+        }
         if let Some(t) = self.clock_tolerance_s {
             if !(t.is_finite() && t > 0.0 && t <= MAX_CLOCK_TOLERANCE_S) {
                 return Err(format!(
@@ -365,10 +401,16 @@ pub struct Pins {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pin {
-    /// `bundle`, a subject name, or any name with a `path`.
+    /// `bundle`, a subject name, a fact name, or any name with a `path`.
     pub name: String,
-    /// The published digest (either case accepted, normalised).
-    pub sha256: Sha256Digest,
+    /// The published digest (either case accepted, normalised); a pin has
+    /// this or `value`.
+    #[serde(default)]
+    pub sha256: Option<Sha256Digest>,
+    /// v1.1: a published value (a string or a number), checked against the
+    /// fact of the pin's name.
+    #[serde(default)]
+    pub value: Option<serde_json::Value>,
     /// A file of the run this pin is checked against.
     #[serde(default)]
     pub path: Option<String>,
@@ -402,6 +444,29 @@ impl Pins {
                     "{origin}: pin name {:?} is empty or listed twice",
                     pin.name
                 ));
+            }
+            match (&pin.sha256, &pin.value) {
+                (Some(_), None) => {}
+                (None, Some(v)) if v.is_string() || v.is_number() => {
+                    if pin.path.is_some() || pin.files.is_some() {
+                        return Err(format!(
+                            "{origin}: pin {:?}: a value pin has no path or files (those belong to sha256 pins)",
+                            pin.name
+                        ));
+                    }
+                }
+                (None, Some(_)) => {
+                    return Err(format!(
+                        "{origin}: pin {:?}: value must be a string or a number",
+                        pin.name
+                    ))
+                }
+                _ => {
+                    return Err(format!(
+                        "{origin}: pin {:?} needs exactly one of sha256 and value",
+                        pin.name
+                    ))
+                }
             }
             if let Some(path) = &pin.path {
                 validate_path(path).map_err(|why| {

@@ -50,13 +50,28 @@ pub fn claim_counts(v: &Verification) -> (usize, Vec<String>) {
     (compared, left_out)
 }
 
+/// The publication's rows and cells: (checked, not checked: their ids).
+pub fn publication_counts(v: &Verification) -> (usize, Vec<String>) {
+    let mut checked = 0;
+    let mut unmapped = Vec::new();
+    for c in &v.report.checks {
+        if let Some(rest) = c.id.strip_prefix("publication:") {
+            match c.ok {
+                None => unmapped.push(rest.to_string()),
+                Some(_) => checked += 1,
+            }
+        }
+    }
+    (checked, unmapped)
+}
+
 /// The verdict of `v`.
 pub fn verdict(v: &Verification) -> Verdict {
     let r = &v.report;
     let s = r.summary;
     let total = r.checks.len();
     let (compared, left_out) = claim_counts(v);
-    let claims = if v.structure_only {
+    let mut claims = if v.structure_only {
         String::new()
     } else if left_out.is_empty() {
         format!("; {compared} published claims compared, none left out")
@@ -66,6 +81,19 @@ pub fn verdict(v: &Verification) -> Verdict {
             left_out.join(", ")
         )
     };
+    let (pub_checked, unmapped) = publication_counts(v);
+    if pub_checked + unmapped.len() > 0 {
+        claims.push_str(&format!("; {pub_checked} publication checks"));
+        if unmapped.is_empty() {
+            claims.push_str(", every row and cell mapped to evidence");
+        } else {
+            claims.push_str(&format!(
+                ", {} row(s) or cell(s) NOT CHECKED (no evidence in the run): {}",
+                unmapped.len(),
+                unmapped.join(", ")
+            ));
+        }
+    }
     if s.failed > 0 {
         let echoes = if s.not_checkable > 0 {
             format!(
