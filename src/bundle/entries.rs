@@ -3,7 +3,7 @@
 //! directory, the names of the entry types that are rejected, and the
 //! per-entry checks collected while reading.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::report::Check;
 
@@ -67,51 +67,220 @@ impl RootDir {
     }
 }
 
+/// Why [`Paths::register`] refused a path.
+pub(crate) enum Refusal {
+    /// The entry is rejected (a duplicate or a conflict).
+    Entry(String),
+    /// The registry would exceed its bound: reading stops (`entries`).
+    Limit(String),
+}
+
+/// A name inside a directory.
+enum Node {
+    Dir { id: usize, explicit: bool },
+    File,
+}
+
+/// A name inside the directory `parent` (0: the root).
+#[derive(PartialEq, Eq)]
+struct Key {
+    parent: usize,
+    name: Box<str>,
+}
+
+/// The borrowed form of a [`Key`], so that lookups need no allocation.
+trait KeyView {
+    fn parent(&self) -> usize;
+    fn name(&self) -> &str;
+}
+
+impl KeyView for Key {
+    fn parent(&self) -> usize {
+        self.parent
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl KeyView for (usize, &str) {
+    fn parent(&self) -> usize {
+        self.0
+    }
+    fn name(&self) -> &str {
+        self.1
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn KeyView + 'a> for Key {
+    fn borrow(&self) -> &(dyn KeyView + 'a) {
+        self
+    }
+}
+
+impl std::hash::Hash for dyn KeyView + '_ {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.parent().hash(state);
+        self.name().hash(state);
+    }
+}
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self as &dyn KeyView).hash(state)
+    }
+}
+
+impl PartialEq for dyn KeyView + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.parent() == other.parent() && self.name() == other.name()
+    }
+}
+
+impl Eq for dyn KeyView + '_ {}
+
 /// The paths accepted so far, for the duplicate and conflict rules.
-#[derive(Default)]
+///
+/// Paths are kept as a tree of interned components, (directory, name) ->
+/// node, so that the memory grows with the number of new components and not
+/// with the square of a path's depth (v1.1: every prefix used to be kept as
+/// its own string, so a thousand 4 KiB paths of 2,000 components took
+/// gigabytes). The number of distinct directories, explicit or implied by a
+/// path, is bounded by the entries limit.
 pub(crate) struct Paths {
-    seen: HashSet<String>,
-    files: HashSet<String>,
-    dirs: HashSet<String>,
+    nodes: HashMap<Key, Node>,
+    dirs: u64,
+    root_explicit: bool,
+    max_dirs: u64,
 }
 
 impl Paths {
-    /// Duplicate and file/directory conflict checks; registers the path.
-    pub(crate) fn register(&mut self, rel: &str, is_dir: bool) -> Result<(), String> {
-        if !self.seen.insert(rel.to_string()) {
-            return Err("duplicate path (the same path appears twice in the archive)".into());
+    pub(crate) fn new(max_dirs: u64) -> Self {
+        Paths {
+            nodes: HashMap::new(),
+            dirs: 0,
+            root_explicit: false,
+            max_dirs,
         }
-        if is_dir {
-            if self.files.contains(rel) {
-                return Err("duplicate path (a file and a directory)".into());
+    }
+
+    fn get(&mut self, parent: usize, name: &str) -> Option<&mut Node> {
+        self.nodes.get_mut(&(parent, name) as &dyn KeyView)
+    }
+
+    fn insert(&mut self, parent: usize, name: &str, node: Node) {
+        let name = name.into();
+        self.nodes.insert(Key { parent, name }, node);
+    }
+
+    fn new_dir(&mut self, parent: usize, name: &str, explicit: bool) -> Result<usize, Refusal> {
+        if self.dirs >= self.max_dirs {
+            return Err(Refusal::Limit(format!(
+                "more than {} directories, explicit or implied by the entries' paths; raise --max-entries if this is expected",
+                self.max_dirs
+            )));
+        }
+        self.dirs += 1;
+        let id = self.dirs as usize;
+        self.insert(parent, name, Node::Dir { id, explicit });
+        Ok(id)
+    }
+
+    /// Duplicate and file/directory conflict checks; registers the path
+    /// (relative to the root, "" for the root itself, already checked by
+    /// [`classify_path`]).
+    pub(crate) fn register(&mut self, rel: &str, is_dir: bool) -> Result<(), Refusal> {
+        const TWICE: &str = "duplicate path (the same path appears twice in the archive)";
+        if rel.is_empty() {
+            return match std::mem::replace(&mut self.root_explicit, true) {
+                true => Err(Refusal::Entry(TWICE.into())),
+                false => Ok(()),
+            };
+        }
+        let (parents, name) = match rel.rsplit_once('/') {
+            Some((p, n)) => (Some(p), n),
+            None => (None, rel),
+        };
+        let mut dir = 0;
+        let mut prefix_len = 0;
+        for c in parents.into_iter().flat_map(|p| p.split('/')) {
+            prefix_len += c.len() + usize::from(prefix_len > 0);
+            dir = match self.get(dir, c) {
+                Some(Node::File) => {
+                    return Err(Refusal::Entry(format!(
+                        "path conflict: {} is a regular file but is used as a directory here",
+                        &rel[..prefix_len]
+                    )))
+                }
+                Some(Node::Dir { id, .. }) => *id,
+                None => self.new_dir(dir, c, false)?,
+            };
+        }
+        match (self.get(dir, name), is_dir) {
+            (Some(Node::File), false) | (Some(Node::Dir { explicit: true, .. }), true) => {
+                Err(Refusal::Entry(TWICE.into()))
             }
-        } else if self.dirs.contains(rel) {
-            return Err(
+            (Some(Node::File), true) => Err(Refusal::Entry(
+                "duplicate path (a file and a directory)".into(),
+            )),
+            (Some(Node::Dir { .. }), false) => Err(Refusal::Entry(
                 "duplicate path (a file and a directory, or a file used as a parent directory)"
                     .into(),
-            );
-        }
-        let mut prefix_conflict = None;
-        let mut idx = 0;
-        while let Some(i) = rel[idx..].find('/') {
-            let pre = &rel[..idx + i];
-            if self.files.contains(pre) {
-                prefix_conflict = Some(pre.to_string());
+            )),
+            (Some(Node::Dir { explicit, .. }), true) => {
+                *explicit = true;
+                Ok(())
             }
-            self.dirs.insert(pre.to_string());
-            idx += i + 1;
+            (None, false) => {
+                self.insert(dir, name, Node::File);
+                Ok(())
+            }
+            (None, true) => self.new_dir(dir, name, true).map(|_| ()),
         }
-        if is_dir {
-            self.dirs.insert(rel.to_string());
-        } else {
-            self.files.insert(rel.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(r: Result<(), Refusal>) -> Option<String> {
+        match r {
+            Ok(()) => None,
+            Err(Refusal::Entry(why)) => Some(why),
+            Err(Refusal::Limit(why)) => Some(format!("limit: {why}")),
         }
-        if let Some(pre) = prefix_conflict {
-            return Err(format!(
-                "path conflict: {pre} is a regular file but is used as a directory here"
-            ));
-        }
-        Ok(())
+    }
+
+    #[test]
+    fn duplicates_and_conflicts() {
+        let mut p = Paths::new(100);
+        assert_eq!(entry(p.register("", true)), None);
+        assert!(entry(p.register("", true)).unwrap().contains("twice"));
+        assert_eq!(entry(p.register("a/b/c", false)), None);
+        assert!(entry(p.register("a/b/c", false)).unwrap().contains("twice"));
+        assert!(entry(p.register("a/b", false))
+            .unwrap()
+            .contains("parent directory"));
+        assert_eq!(entry(p.register("a/b", true)), None);
+        assert!(entry(p.register("a/b", true)).unwrap().contains("twice"));
+        assert!(entry(p.register("a/b/c", true))
+            .unwrap()
+            .contains("a file and a directory"));
+        assert!(entry(p.register("a/b/c/d", false))
+            .unwrap()
+            .contains("path conflict: a/b/c is a regular file"));
+        assert_eq!(entry(p.register("a/x", false)), None);
+        assert_eq!(entry(p.register("x", false)), None);
+    }
+
+    #[test]
+    fn directories_are_bounded() {
+        let mut p = Paths::new(3);
+        assert_eq!(entry(p.register("a/b/c/f", false)), None);
+        assert!(entry(p.register("a/b/d/f", false))
+            .unwrap()
+            .starts_with("limit: more than 3 directories"));
     }
 }
 
@@ -143,6 +312,11 @@ pub(crate) fn kind_name(t: u8) -> String {
     }
 }
 
+/// Past this many bytes, further problems with the same id are not appended
+/// to its detail (v1.1: the report stays bounded).
+const MAX_MERGED_DETAIL: usize = 4096;
+const MORE: &str = "; and more problems with entries of this id";
+
 /// Per-entry results, keyed by check id, in archive order; a second problem
 /// with the same id is merged into the first check.
 #[derive(Default)]
@@ -156,10 +330,12 @@ impl EntryChecks {
         match self.checks.get_mut(&id) {
             Some(old) => {
                 if c.failed() {
-                    if old.failed() {
-                        old.detail = format!("{}; {}", old.detail, c.detail);
-                    } else {
+                    if !old.failed() {
                         *old = c;
+                    } else if old.detail.len() < MAX_MERGED_DETAIL {
+                        old.detail = format!("{}; {}", old.detail, c.detail);
+                    } else if !old.detail.ends_with(MORE) {
+                        old.detail.push_str(MORE);
                     }
                 }
             }

@@ -85,14 +85,20 @@ pub struct Limits {
     pub max_total_bytes: u64,
     /// Bytes of one entry (`entry_bytes`).
     pub max_entry_bytes: u64,
-    /// Number of entries, files and directories (`entries`).
+    /// Number of entries, files and directories (`entries`); the distinct
+    /// directories a bundle's paths imply are bounded by the same number
+    /// (v1.1), so that the reader's path registry stays bounded.
     pub max_entries: u64,
     /// Bytes of one path, after PAX or GNU long names are applied (`path_bytes`).
     pub max_path_bytes: usize,
     /// Bytes of one PAX header or GNU long-name record (`pax_record_bytes`).
     pub max_pax_record_bytes: u64,
-    /// Decompressed-to-compressed ratio, enforced once more than 1 MiB has
-    /// been decompressed (`ratio`).
+    /// Sustained decompressed-to-compressed ratio (`ratio`, v1.1): over any
+    /// stretch of the stream, the output may exceed `max_ratio` times the
+    /// compressed bytes read by at most [`RATIO_BURST_BYTES`]. Honest
+    /// evidence (JSON, JSON Lines, manifests) compresses 2:1 to 30:1; a
+    /// gigabyte of zeros fits in the burst; a bomb, which needs about
+    /// 1000:1 over gigabytes, does not.
     pub max_ratio: u64,
 }
 
@@ -104,13 +110,34 @@ impl Default for Limits {
             max_entries: 1_000_000,
             max_path_bytes: 4096,
             max_pax_record_bytes: 1 << 20,
-            max_ratio: 1000,
+            max_ratio: DEFAULT_MAX_RATIO,
         }
     }
 }
 
-/// Decompressed bytes after which the ratio limit applies.
-pub const RATIO_GRACE_BYTES: u64 = 1 << 20;
+/// Default [`Limits::max_ratio`] (v1.1; v1 was a cumulative 1000:1 after the
+/// first MiB).
+pub const DEFAULT_MAX_RATIO: u64 = 100;
+
+/// Output beyond `max_ratio` times the input that the ratio limit allows in
+/// any stretch of the stream (v1.1): the burst of a token bucket that
+/// `max_ratio` refills per compressed byte.
+pub const RATIO_BURST_BYTES: u64 = 2 << 30;
+
+/// Bytes read after the end of the gzip member, or after a gzip error, to
+/// reach the end of the file (v1.1). Past them reading stops: the trailing
+/// data is reported as "at least" that much and the bundle's digest is not
+/// checkable, so that `verify /dev/zero` or a bundle followed by gigabytes of
+/// garbage ends at once.
+pub const TRAILING_READ_LIMIT: u64 = 1 << 20;
+
+/// Rejected or failed entries reported one check each (v1.1); the rest are
+/// counted in one `bundle.entries` check, so that a report stays bounded.
+pub const MAX_REPORTED_ENTRY_FAILURES: usize = 1000;
+
+/// Bytes of a rejected path echoed in its check id and messages when the path
+/// is longer than the path limit (v1.1): the first bytes, then "… (N bytes)".
+pub const ECHOED_PATH_BYTES: usize = 200;
 
 /// Options of [`seal`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,6 +314,25 @@ pub enum BundleError {
     StaleSeal {
         /// The old seal file.
         path: PathBuf,
+    },
+    /// The bundle path is a character device (such as `/dev/zero`), not a
+    /// bundle file.
+    #[error("{}: a character device, not a bundle file; give the path of the .tgz file", path.display())]
+    NotABundleFile {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The bundle `seal` would write exceeds a default reader limit: `verify`
+    /// would reject it, so nothing was written (exit 1).
+    #[error("{}: not sealed, the bundle would exceed the reader's {limit} limit ({detail}); `verify` with its default limits would reject it, so nothing was written", run_dir.display())]
+    ExceedsReaderLimits {
+        /// The run directory.
+        run_dir: PathBuf,
+        /// The limit (`entries`, `entry_bytes`, `total_bytes`, `path_bytes`,
+        /// `pax_record_bytes`, `ratio`).
+        limit: &'static str,
+        /// What exceeded it.
+        detail: String,
     },
     /// A seal signature could not be made.
     #[error("cannot sign the seal: {0}")]

@@ -18,11 +18,12 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use super::entries::{classify_path, kind_name, type_name, EntryChecks, Paths, RootDir};
+use super::entries::{classify_path, kind_name, type_name, EntryChecks, Paths, Refusal, RootDir};
 use super::header::{self, shown, Header, PaxInfo, BLOCK};
 use super::source::{EntryReader, Source};
 use super::{
-    entry_check_id, io_err, BundleError, BundleVerification, EntryVisitor, Limits, MANIFEST_NAME,
+    entry_check_id, io_err, BundleError, BundleVerification, EntryVisitor, Limits,
+    ECHOED_PATH_BYTES, MANIFEST_NAME, MAX_REPORTED_ENTRY_FAILURES,
 };
 use crate::digest::{Hasher, Sha256Digest};
 use crate::manifest::{self, Manifest};
@@ -118,6 +119,10 @@ pub(crate) struct Walk {
     pub max_pax: u64,
     pub limit_stop: Option<(&'static str, String)>,
     pub fatal: Option<BundleError>,
+    /// Rejected entries reported with a check of their own (at most
+    /// [`MAX_REPORTED_ENTRY_FAILURES`]), and those only counted.
+    pub reported_rejections: usize,
+    pub unreported_rejections: u64,
 }
 
 /// Whether reading goes on after a header.
@@ -148,8 +153,14 @@ impl Parser<'_> {
         Step::Stop
     }
 
-    /// Records a failed entry check under the best available id.
+    /// Records a failed entry check under the best available id; past
+    /// [`MAX_REPORTED_ENTRY_FAILURES`], only counts it.
     fn reject(&mut self, id_path: &str, why: String) {
+        if self.w.reported_rejections >= MAX_REPORTED_ENTRY_FAILURES {
+            self.w.unreported_rejections += 1;
+            return;
+        }
+        self.w.reported_rejections += 1;
         self.w.shadowed.insert(id_path.to_string());
         self.w.entries.put(
             entry_check_id(id_path),
@@ -359,7 +370,7 @@ impl Parser<'_> {
                 "entry_bytes",
                 format!(
                     "entry {} has {size} bytes, more than the {}-byte limit; raise --max-entry-bytes if this is expected",
-                    String::from_utf8_lossy(&raw_path),
+                    shown(&raw_path, ECHOED_PATH_BYTES),
                     self.limits.max_entry_bytes
                 ),
             );
@@ -376,17 +387,22 @@ impl Parser<'_> {
                 type_name(t)
             });
         }
-        if raw_path.len() > self.limits.max_path_bytes {
+        let mut id_path;
+        let mut rel = None;
+        let classified = if raw_path.len() > self.limits.max_path_bytes {
+            // Echoed shortened, and judged no further (v1.1).
             self.w.path_limit_fails += 1;
             problems.push(format!(
                 "path of {} bytes exceeds the {}-byte limit",
                 raw_path.len(),
                 self.limits.max_path_bytes
             ));
-        }
-        let mut id_path;
-        let mut rel = None;
-        match classify_path(&raw_path, is_dir) {
+            Err((shown(&raw_path, ECHOED_PATH_BYTES), String::new()))
+        } else {
+            classify_path(&raw_path, is_dir)
+        };
+        match classified {
+            Err((shortened, why)) if why.is_empty() => id_path = shortened,
             Err((lossy, why)) => {
                 id_path = lossy;
                 problems.push(why);
@@ -409,8 +425,10 @@ impl Parser<'_> {
         }
         if let Some(r) = &rel {
             if problems.is_empty() {
-                if let Err(why) = self.paths.register(r, is_dir) {
-                    problems.push(why);
+                match self.paths.register(r, is_dir) {
+                    Ok(()) => {}
+                    Err(Refusal::Entry(why)) => problems.push(why),
+                    Err(Refusal::Limit(detail)) => return self.limit("entries", detail),
                 }
             }
         }
@@ -496,7 +514,9 @@ impl Parser<'_> {
                 format!("MANIFEST has {size} bytes, more than the {cap}-byte cap"),
             );
         }
-        let mut data = Vec::with_capacity(size as usize);
+        // Sized by what arrives, not by the declared length (v1.1: a
+        // 76-byte bundle used to reserve 1 GiB here).
+        let mut data = Vec::new();
         match src.data(size, |b| data.extend_from_slice(b)) {
             Err(()) => return Step::Stop,
             Ok(false) => {
@@ -558,7 +578,18 @@ pub(crate) fn verify_path_with_sink(
     progress: &dyn Progress,
 ) -> Result<BundleVerification, BundleError> {
     let f = File::open(path).map_err(io_err(path))?;
-    let len = f.metadata().map_err(io_err(path))?.len();
+    let meta = f.metadata().map_err(io_err(path))?;
+    {
+        // `/dev/zero` and the like never end; pipes and FIFOs are read
+        // (with the trailing-data bound).
+        use std::os::unix::fs::FileTypeExt;
+        if meta.file_type().is_char_device() {
+            return Err(BundleError::NotABundleFile {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    let len = meta.len();
     progress.start(len, 0);
     let target = path.display().to_string();
     let mut v = verify_with_sink(f, &target, limits, sink, progress).map_err(|e| match e {
@@ -641,7 +672,7 @@ pub(crate) fn verify_with_sink<R: Read>(
         limits: *limits,
         sink,
         w: Walk::default(),
-        paths: Paths::default(),
+        paths: Paths::new(limits.max_entries),
         regular_files: 0,
         first_file: None,
     };

@@ -10,7 +10,10 @@ use std::collections::HashSet;
 use super::entries::EntryChecks;
 use super::read::Walk;
 use super::source::StreamEnd;
-use super::{entry_check_id, limit_check_id, BundleVerification, Limits};
+use super::{
+    entry_check_id, limit_check_id, BundleVerification, Limits, MAX_REPORTED_ENTRY_FAILURES,
+    RATIO_BURST_BYTES, TRAILING_READ_LIMIT,
+};
 use crate::report::{Check, Report};
 
 /// The report and outcome of one verification.
@@ -31,18 +34,30 @@ pub(crate) fn assemble(
             "bundle.sha256",
             format!("reading stopped at the {name} limit before the end of the file"),
         ),
+        (None, None) if end.trailing_capped => Check::not_checkable(
+            "bundle.sha256",
+            format!(
+                "reading stopped {TRAILING_READ_LIMIT} bytes after the {} before the end of the file",
+                if end.member_end {
+                    "end of the gzip member"
+                } else {
+                    "gzip error"
+                }
+            ),
+        ),
         (None, None) => Check::not_checkable(
             "bundle.sha256",
             "reading stopped before the end of the file",
         ),
     });
+    let at_least = if end.trailing_capped { "at least " } else { "" };
     let gz = if let Some(e) = &end.gzip_error {
         Check::fail("bundle.gzip", e.clone())
     } else if end.second_member {
         Check::fail(
             "bundle.gzip",
             format!(
-                "a second gzip member follows the first ({} bytes); a bundle is exactly one member",
+                "a second gzip member follows the first ({at_least}{} bytes); a bundle is exactly one member",
                 end.trailing
             ),
         )
@@ -50,7 +65,7 @@ pub(crate) fn assemble(
         Check::fail(
             "bundle.gzip",
             format!(
-                "{} bytes of trailing data after the gzip member",
+                "{at_least}{} bytes of trailing data after the gzip member",
                 end.trailing
             ),
         )
@@ -166,8 +181,12 @@ pub(crate) fn assemble(
         (
             "ratio",
             format!(
-                "{} bytes from {} compressed (limit {}:1)",
-                end.out_total, end.consumed, limits.max_ratio
+                "{} bytes from {} compressed; at most {} bytes beyond {}:1 in any stretch, least headroom left {} bytes",
+                end.out_total,
+                end.consumed,
+                RATIO_BURST_BYTES,
+                limits.max_ratio,
+                end.ratio_least.max(0)
             ),
             false,
         ),
@@ -245,6 +264,15 @@ pub(crate) fn assemble(
         if let Some(c) = map.remove(&id) {
             report.push(c);
         }
+    }
+    if w.unreported_rejections > 0 {
+        report.push(Check::fail(
+            "bundle.entries",
+            format!(
+                "{} more entries were rejected than the {MAX_REPORTED_ENTRY_FAILURES} reported one by one",
+                w.unreported_rejections
+            ),
+        ));
     }
     let listed_bytes = w.manifest.as_ref().map(|m| {
         w.files

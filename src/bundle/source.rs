@@ -16,7 +16,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use flate2::bufread::GzDecoder;
 
 use super::header::BLOCK;
-use super::{Limits, RATIO_GRACE_BYTES};
+use super::{Limits, RATIO_BURST_BYTES, TRAILING_READ_LIMIT};
 use crate::digest::{Hasher, Sha256Digest};
 use crate::progress::Progress;
 
@@ -106,6 +106,11 @@ pub(crate) struct StreamEnd {
     pub out_total: u64,
     /// Compressed bytes the decoder consumed.
     pub consumed: u64,
+    /// The least ratio allowance left (see [`RatioBudget`]).
+    pub ratio_least: i128,
+    /// Reading stopped [`TRAILING_READ_LIMIT`] bytes after the member (or
+    /// the gzip error) before the end of the file.
+    pub trailing_capped: bool,
 }
 
 /// Decompressed bytes with limits enforced on every refill.
@@ -120,6 +125,45 @@ pub(crate) struct Source<'p, R> {
     member_end: bool,
     stop: Option<Stop>,
     limits: Limits,
+    ratio: RatioBudget,
+}
+
+/// The ratio limit (v1.1), a token bucket: every compressed byte read adds
+/// `rate` bytes of allowance, up to `burst`; every decompressed byte takes
+/// one. Equivalently, over any stretch of the stream the output is at most
+/// `burst` plus `rate` times the input of that stretch. The writer keeps one
+/// too, to refuse sealing what the reader would refuse.
+pub(crate) struct RatioBudget {
+    rate: u64,
+    burst: i128,
+    tokens: i128,
+    input: u64,
+    /// The least allowance left so far.
+    pub least: i128,
+}
+
+impl RatioBudget {
+    pub(crate) fn new(rate: u64) -> Self {
+        let burst = RATIO_BURST_BYTES as i128;
+        RatioBudget {
+            rate,
+            burst,
+            tokens: burst,
+            input: 0,
+            least: burst,
+        }
+    }
+
+    /// Records that `input_total` compressed bytes have been read in all and
+    /// `output` more bytes produced; false once the allowance is exceeded.
+    pub(crate) fn take(&mut self, input_total: u64, output: u64) -> bool {
+        let new_input = input_total.saturating_sub(self.input);
+        self.input = self.input.max(input_total);
+        self.tokens = (self.tokens + new_input as i128 * self.rate as i128).min(self.burst);
+        self.tokens -= output as i128;
+        self.least = self.least.min(self.tokens);
+        self.tokens >= 0
+    }
 }
 
 impl<'p, R: Read> Source<'p, R> {
@@ -143,6 +187,7 @@ impl<'p, R: Read> Source<'p, R> {
             member_end: false,
             stop: None,
             limits: *limits,
+            ratio: RatioBudget::new(limits.max_ratio),
         }
     }
 
@@ -180,15 +225,13 @@ impl<'p, R: Read> Source<'p, R> {
                         ));
                         return Err(());
                     }
-                    let consumed = self.dec.get_ref().consumed.max(1);
-                    if self.out_total > RATIO_GRACE_BYTES
-                        && self.out_total > self.limits.max_ratio.saturating_mul(consumed)
-                    {
+                    let consumed = self.dec.get_ref().consumed;
+                    if !self.ratio.take(consumed, n as u64) {
                         self.stop = Some(Stop::Limit(
                             "ratio",
                             format!(
-                                "{} compressed bytes decompress to {} (more than {}:1), a decompression bomb or highly repetitive content; raise --max-ratio if this is expected",
-                                consumed, self.out_total, self.limits.max_ratio
+                                "{} compressed bytes decompress to {}: more than {} bytes beyond {}:1 in one stretch, a decompression bomb; raise --max-ratio if this is expected",
+                                consumed, self.out_total, RATIO_BURST_BYTES, self.limits.max_ratio
                             ),
                         ));
                         return Err(());
@@ -292,6 +335,7 @@ impl<'p, R: Read> Source<'p, R> {
         let mut end = StreamEnd {
             member_end: self.member_end,
             out_total: self.out_total,
+            ratio_least: self.ratio.least,
             ..StreamEnd::default()
         };
         match self.stop.take() {
@@ -305,11 +349,17 @@ impl<'p, R: Read> Source<'p, R> {
         end.consumed = counted.consumed;
         let mut buffered = counted.inner;
         // After the member: nothing may follow. Read the rest of the file
-        // for the bundle's digest (unless a limit stopped us).
+        // for the bundle's digest (unless a limit stopped us), but not
+        // without bound.
         if limit_stopped || end.limit_stop.is_some() || !reached_end {
             return Ok(end);
         }
+        let mut after: u64 = 0;
         loop {
+            if after > TRAILING_READ_LIMIT {
+                end.trailing_capped = true;
+                return Ok(end);
+            }
             let chunk = match buffered.fill_buf() {
                 Ok(c) => c,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -323,6 +373,7 @@ impl<'p, R: Read> Source<'p, R> {
                 end.second_member = true;
             }
             let n = chunk.len();
+            after += n as u64;
             if end.member_end {
                 end.trailing += n as u64;
             }

@@ -12,9 +12,14 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 
-use super::{io_err, BundleError, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME};
+use super::entries::{Paths, Refusal};
+use super::source::RatioBudget;
+use super::{
+    io_err, BundleError, Limits, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME, RATIO_BURST_BYTES,
+};
 use ed25519_dalek::SigningKey;
 
 use crate::atomic::AtomicFile;
@@ -198,19 +203,42 @@ fn pad<W: Write>(w: &mut W, size: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes the header(s) of a regular file: a PAX header first when the path
-/// is longer than 100 bytes or not ASCII, or the size does not fit in octal.
+/// The PAX records written before a regular file's header: `path` when the
+/// path is longer than 100 bytes or not ASCII, `size` when the size does not
+/// fit in octal; `None` when neither.
+fn pax_records(path: &str, size: u64) -> Option<Vec<u8>> {
+    let long_path = path.len() > 100 || !path.is_ascii();
+    let big = size > MAX_USTAR_SIZE;
+    if !long_path && !big {
+        return None;
+    }
+    let mut recs = Vec::new();
+    if long_path {
+        recs.extend(pax_record("path", path.as_bytes()));
+    }
+    if big {
+        recs.extend(pax_record("size", size.to_string().as_bytes()));
+    }
+    Some(recs)
+}
+
+/// Bytes `n` data bytes take in the archive, padding included.
+fn padded(n: u64) -> u64 {
+    n.div_ceil(BLOCK as u64) * BLOCK as u64
+}
+
+/// Bytes one regular file takes in the archive: headers, data, padding.
+fn entry_tar_bytes(path: &str, size: u64) -> u64 {
+    let pax = pax_records(path, size).map_or(0, |r| BLOCK as u64 + padded(r.len() as u64));
+    pax + BLOCK as u64 + padded(size)
+}
+
+/// Writes the header(s) of a regular file: a PAX header first when
+/// [`pax_records`] says so.
 fn write_file_header<W: Write>(w: &mut W, path: &str, size: u64, mtime: u64) -> io::Result<()> {
     let long_path = path.len() > 100 || !path.is_ascii();
     let big = size > MAX_USTAR_SIZE;
-    if long_path || big {
-        let mut recs = Vec::new();
-        if long_path {
-            recs.extend(pax_record("path", path.as_bytes()));
-        }
-        if big {
-            recs.extend(pax_record("size", size.to_string().as_bytes()));
-        }
+    if let Some(recs) = pax_records(path, size) {
         w.write_all(&ustar_header(
             PAX_HEADER_NAME,
             recs.len() as u64,
@@ -237,21 +265,125 @@ fn write_file_header<W: Write>(w: &mut W, path: &str, size: u64, mtime: u64) -> 
     ))
 }
 
-/// A writer that hashes what passes through.
+/// A writer that hashes and counts what passes through.
 struct HashWriter<W: Write> {
     inner: W,
     hasher: Hasher,
+    written: u64,
 }
 
 impl<W: Write> Write for HashWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.hasher.update(&buf[..n]);
+        self.written += n as u64;
         Ok(n)
     }
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// The gzip encoder, counting the tar bytes fed to it, so that the ratio
+/// limit can be checked as the reader will check it: against the compressed
+/// bytes produced so far (fewer than the reader will have read by then, so
+/// the check errs on the side of refusing).
+struct Metered<W: Write> {
+    gz: GzEncoder<HashWriter<W>>,
+    tar: u64,
+    checked: u64,
+    budget: RatioBudget,
+}
+
+impl<W: Write> Metered<W> {
+    /// False once the tar bytes written exceed the reader's ratio allowance.
+    fn within_ratio(&mut self) -> bool {
+        let new = self.tar - self.checked;
+        self.checked = self.tar;
+        self.budget.take(self.gz.get_ref().written, new)
+    }
+}
+
+impl<W: Write> Write for Metered<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.gz.write(buf)?;
+        self.tar += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.gz.flush()
+    }
+}
+
+/// The first default reader limit (spec section 5) the bundle of `m` would
+/// exceed, but the ratio (checked while writing): (limit, what exceeds it).
+/// Uses the reader's own path registry for the directory bound.
+fn exceeds_reader_limits(
+    root: &str,
+    m: &Manifest,
+    manifest_len: u64,
+    limits: &Limits,
+) -> Option<(&'static str, String)> {
+    /// (limit, "WHAT: VALUE, more than MAX") when VALUE exceeds MAX.
+    fn over(
+        limit: &'static str,
+        what: &str,
+        value: u64,
+        max: u64,
+    ) -> Option<(&'static str, String)> {
+        (value > max).then(|| (limit, format!("{what}: {value}, more than {max}")))
+    }
+    let cap = manifest::MAX_MANIFEST_BYTES.min(limits.max_entry_bytes);
+    if let Some(o) = over(
+        "entries",
+        "entries with MANIFEST",
+        m.len() as u64 + 1,
+        limits.max_entries,
+    )
+    .or_else(|| over("entry_bytes", "bytes of MANIFEST", manifest_len, cap))
+    {
+        return Some(o);
+    }
+    let mut total =
+        2 * BLOCK as u64 + entry_tar_bytes(&format!("{root}/{MANIFEST_NAME}"), manifest_len);
+    let mut paths = Paths::new(limits.max_entries);
+    for e in m.entries() {
+        let size = e.size.unwrap_or(0);
+        let full = format!("{root}/{}", e.path);
+        let pax = pax_records(&full, size).map_or(0, |r| r.len() as u64);
+        let p = &e.path;
+        if let Some(o) = over(
+            "entry_bytes",
+            &format!("bytes of {p}"),
+            size,
+            limits.max_entry_bytes,
+        )
+        .or_else(|| {
+            let what = format!("bytes in the path of {p}");
+            over(
+                "path_bytes",
+                &what,
+                full.len() as u64,
+                limits.max_path_bytes as u64,
+            )
+        })
+        .or_else(|| {
+            let what = format!("bytes of PAX records for {p}");
+            over("pax_record_bytes", &what, pax, limits.max_pax_record_bytes)
+        }) {
+            return Some(o);
+        }
+        if let Err(Refusal::Limit(detail)) = paths.register(p, false) {
+            return Some(("entries", detail));
+        }
+        total += entry_tar_bytes(&full, size);
+    }
+    over(
+        "total_bytes",
+        "archive bytes",
+        total,
+        limits.max_total_bytes,
+    )
 }
 
 /// Forwards byte progress but not start/finish (seal reports both passes as one).
@@ -411,16 +543,42 @@ fn seal_impl(
         .map(|f| (f.rel.as_str(), (f.abs.as_path(), f.stat)))
         .collect();
 
+    // What the reader would refuse is not written (v1.1).
+    let limits = Limits::default();
+    let beyond = |limit: &'static str, detail: String| BundleError::ExceedsReaderLimits {
+        run_dir: run_dir.to_path_buf(),
+        limit,
+        detail,
+    };
+    if let Some((limit, detail)) = exceeds_reader_limits(&root, &m, text.len() as u64, &limits) {
+        return Err(beyond(limit, detail));
+    }
+
     // Pass 2: archive.
     let atomic = AtomicFile::create(out, 0o644, true)?;
     let hw = HashWriter {
         inner: BufWriter::with_capacity(1 << 18, atomic),
         hasher: Hasher::new(),
+        written: 0,
     };
     let out_err = io_err(out);
-    let mut gz = GzBuilder::new()
-        .mtime(0)
-        .write(hw, Compression::new(opts.level));
+    let mut gz = Metered {
+        gz: GzBuilder::new()
+            .mtime(0)
+            .write(hw, Compression::new(opts.level)),
+        tar: 0,
+        checked: 0,
+        budget: RatioBudget::new(limits.max_ratio),
+    };
+    let ratio_exceeded = |path: &str, tar: u64, compressed: u64| {
+        beyond(
+            "ratio",
+            format!(
+                "{tar} archive bytes compress to {compressed} by the end of {path}: more than {RATIO_BURST_BYTES} bytes beyond {}:1",
+                limits.max_ratio
+            ),
+        )
+    };
     let mtime = opts.mtime;
     (|| -> io::Result<()> {
         let mp = format!("{root}/{MANIFEST_NAME}");
@@ -462,6 +620,9 @@ fn seal_impl(
             };
             h.update(&buf[..n]);
             gz.write_all(&buf[..n]).map_err(io_err(out))?;
+            if !gz.within_ratio() {
+                return Err(ratio_exceeded(&e.path, gz.tar, gz.gz.get_ref().written));
+            }
             progress.advance(n as u64);
             if progress.cancelled() {
                 return Err(BundleError::Interrupted);
@@ -483,8 +644,15 @@ fn seal_impl(
         progress.item_done();
     }
     gz.write_all(&[0u8; 2 * BLOCK]).map_err(io_err(out))?;
-    let hw = gz.finish().map_err(io_err(out))?;
-    let HashWriter { inner, hasher } = hw;
+    if !gz.within_ratio() {
+        return Err(ratio_exceeded(
+            "the archive",
+            gz.tar,
+            gz.gz.get_ref().written,
+        ));
+    }
+    let hw = gz.gz.finish().map_err(io_err(out))?;
+    let HashWriter { inner, hasher, .. } = hw;
     let atomic = inner.into_inner().map_err(|e| out_err(e.into_error()))?;
     let (bundle_sha256, _) = hasher.finish();
 
@@ -554,6 +722,106 @@ mod tests {
         assert_eq!(u64::from_str_radix(field, 8).unwrap(), sum);
         assert_eq!(&h[124..136], b"00000002322\0");
         assert_eq!(&h[100..108], b"0000644\0");
+    }
+
+    fn manifest_of(files: &[(&str, u64)]) -> Manifest {
+        let entries = files
+            .iter()
+            .map(|(path, size)| manifest::Entry {
+                path: path.to_string(),
+                size: Some(*size),
+                sha256: Sha256Digest::of_bytes(path.as_bytes()),
+            })
+            .collect();
+        Manifest::from_entries(entries, "test").unwrap()
+    }
+
+    #[test]
+    fn reader_limits_are_checked_before_writing() {
+        let check = |m: &Manifest, manifest_len: u64, limits: Limits| {
+            exceeds_reader_limits("run", m, manifest_len, &limits).map(|(limit, _)| limit)
+        };
+        let fine = Limits::default();
+        let m = manifest_of(&[("a/b/c.json", 10), ("a/d.json", 700), ("e.json", 0)]);
+        assert_eq!(check(&m, 300, fine), None);
+        for (limits, exceeded) in [
+            // Three files and MANIFEST are four entries.
+            (
+                Limits {
+                    max_entries: 3,
+                    ..fine
+                },
+                Some("entries"),
+            ),
+            (
+                Limits {
+                    max_entries: 4,
+                    ..fine
+                },
+                None,
+            ),
+            (
+                Limits {
+                    max_entry_bytes: 699,
+                    ..fine
+                },
+                Some("entry_bytes"),
+            ),
+            // MANIFEST (300 bytes) is an entry too.
+            (
+                Limits {
+                    max_entry_bytes: 299,
+                    ..fine
+                },
+                Some("entry_bytes"),
+            ),
+            (
+                Limits {
+                    max_path_bytes: 13,
+                    ..fine
+                },
+                Some("path_bytes"),
+            ),
+            // MANIFEST 512+512, a/b/c.json 512+512, a/d.json 512+1024,
+            // e.json 512, end 1024: 5120 bytes.
+            (
+                Limits {
+                    max_total_bytes: 5119,
+                    ..fine
+                },
+                Some("total_bytes"),
+            ),
+            (
+                Limits {
+                    max_total_bytes: 5120,
+                    ..fine
+                },
+                None,
+            ),
+        ] {
+            assert_eq!(check(&m, 300, limits), exceeded, "{limits:?}");
+        }
+        // Five directories against a bound of four (the entries limit):
+        // the same registry as the reader's.
+        let deep = manifest_of(&[("a/b/c/d/e/f", 1)]);
+        assert_eq!(
+            check(
+                &deep,
+                10,
+                Limits {
+                    max_entries: 4,
+                    ..fine
+                }
+            ),
+            Some("entries")
+        );
+        let long = format!("{}/x", "d".repeat(3000));
+        let m = manifest_of(&[(long.as_str(), 1)]);
+        let pax = Limits {
+            max_pax_record_bytes: 1000,
+            ..fine
+        };
+        assert_eq!(check(&m, 10, pax), Some("pax_record_bytes"));
     }
 
     #[test]

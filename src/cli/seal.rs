@@ -68,7 +68,10 @@ pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
         Ok(s) => s,
         // The run holds evidence that a bundle cannot carry faithfully:
         // that is a verdict on the evidence (exit 1), not a tool failure.
-        Err(e @ bundle::BundleError::Unsealable { .. }) => {
+        Err(
+            e @ (bundle::BundleError::Unsealable { .. }
+            | bundle::BundleError::ExceedsReaderLimits { .. }),
+        ) => {
             ui.error(&anyhow::Error::new(e));
             return Ok(EXIT_FAILED);
         }

@@ -301,3 +301,141 @@ pub fn python_bundle(python: &Path, dir: &Path, format: &str, order: &[String]) 
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     out
 }
+
+/// A run of the binary under bounds, and what it used.
+pub struct Measured {
+    /// Exit status (`None`: killed by a signal).
+    pub code: Option<i32>,
+    /// stdout parsed as JSON (`Null` when it is not JSON).
+    pub report: Value,
+    /// stderr.
+    pub stderr: String,
+    /// Peak resident set size of the proofpack process, KiB (GNU time).
+    pub peak_rss_kib: u64,
+    /// Wall-clock seconds.
+    pub secs: f64,
+}
+
+impl Measured {
+    /// The check `id` of the JSON report.
+    pub fn check(&self, id: &str) -> &Value {
+        self.report["checks"]
+            .as_array()
+            .and_then(|a| a.iter().find(|c| c["id"] == id))
+            .unwrap_or_else(|| panic!("no check {id}: {:#}\n{}", self.report, self.stderr))
+    }
+
+    /// Asserts exit 1 and that `id` failed with `needle` in its detail.
+    pub fn assert_failed(&self, id: &str, needle: &str) {
+        assert_eq!(self.code, Some(1), "{:#}\n{}", self.report, self.stderr);
+        let c = self.check(id);
+        assert_eq!(c["ok"], false, "{id}: {c:#}");
+        let detail = c["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(needle), "{id}: {detail:?} lacks {needle:?}");
+    }
+
+    /// Asserts the bounds: peak RSS below `rss_mib`, done within `secs`.
+    pub fn assert_bounded(&self, rss_mib: u64, secs: f64) {
+        println!(
+            "peak RSS {} KiB (bound {rss_mib} MiB), {:.1} s (bound {secs} s)",
+            self.peak_rss_kib, self.secs
+        );
+        assert!(
+            self.peak_rss_kib < rss_mib << 10,
+            "peak RSS {} KiB, above {rss_mib} MiB",
+            self.peak_rss_kib
+        );
+        assert!(self.secs < secs, "{:.1} s, more than {secs} s", self.secs);
+    }
+}
+
+/// Runs `proofpack --no-catalog ARGS` under an address-space limit of
+/// `as_mib` MiB (`prlimit --as`: an allocation sized by a declared length
+/// fails there and aborts) and a 120 s timeout, measuring its peak RSS with
+/// GNU time.
+pub fn pp_bounded(args: &[&std::ffi::OsStr], as_mib: u64) -> Measured {
+    let d = tempfile::tempdir().unwrap();
+    let timing = d.path().join("time");
+    let started = std::time::Instant::now();
+    let o = Command::new("timeout")
+        .args(["--kill-after=5", "120", "prlimit"])
+        .arg(format!("--as={}", as_mib << 20))
+        .args(["/usr/bin/time", "-f", "%M"])
+        .arg("-o")
+        .arg(&timing)
+        .arg(assert_cmd::cargo::cargo_bin("proofpack"))
+        .arg("--no-catalog")
+        .args(args)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    let secs = started.elapsed().as_secs_f64();
+    let peak_rss_kib = fs::read_to_string(&timing)
+        .unwrap_or_default()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(u64::MAX);
+    Measured {
+        code: o.status.code(),
+        report: serde_json::from_slice(&o.stdout).unwrap_or(Value::Null),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        peak_rss_kib,
+        secs,
+    }
+}
+
+/// `verify PATH --structure-only --json ARGS...` under [`pp_bounded`].
+pub fn verify_bounded(path: &Path, extra: &[&str], as_mib: u64) -> Measured {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "verify".as_ref(),
+        path.as_os_str(),
+        "--structure-only".as_ref(),
+        "--json".as_ref(),
+    ];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    pp_bounded(&args, as_mib)
+}
+
+/// A gzip member of `prefix` followed by `zeros` zero bytes, built in time
+/// independent of `zeros`: after a full flush the deflate of each 16 MiB
+/// chunk of zeros is the same bytes, so it is computed once and repeated.
+pub fn gzip_with_zeros(prefix: &[u8], zeros: u64) -> Vec<u8> {
+    use flate2::{Compress, Crc, FlushCompress};
+    const CHUNK: usize = 16 << 20;
+    let deflate = |c: &mut Compress, data: &[u8], flush: FlushCompress| -> Vec<u8> {
+        let mut out = Vec::with_capacity(data.len() / 64 + 4096);
+        let start = c.total_in();
+        loop {
+            let done = (c.total_in() - start) as usize;
+            c.compress_vec(&data[done..], &mut out, flush).unwrap();
+            // Done when all input is in and the output was not full.
+            if (c.total_in() - start) as usize == data.len() && out.len() < out.capacity() {
+                return out;
+            }
+            out.reserve(out.capacity());
+        }
+    };
+    let mut c = Compress::new(Compression::new(9), false);
+    let mut crc = Crc::new();
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    crc.update(prefix);
+    out.extend(deflate(&mut c, prefix, FlushCompress::Full));
+    let zero_chunk = vec![0u8; CHUNK];
+    let first = deflate(&mut c, &zero_chunk, FlushCompress::Full);
+    let second = deflate(&mut c, &zero_chunk, FlushCompress::Full);
+    assert_eq!(
+        first, second,
+        "a full flush makes the chunks' deflate repeat"
+    );
+    let (n, rest) = (zeros / CHUNK as u64, (zeros % CHUNK as u64) as usize);
+    for i in 0..n {
+        out.extend_from_slice(if i == 0 { &first } else { &second });
+        crc.update(&zero_chunk);
+    }
+    crc.update(&zero_chunk[..rest]);
+    out.extend(deflate(&mut c, &zero_chunk[..rest], FlushCompress::Finish));
+    out.extend_from_slice(&crc.sum().to_le_bytes());
+    out.extend_from_slice(&((prefix.len() as u64 + zeros) as u32).to_le_bytes());
+    out
+}
