@@ -1,0 +1,36 @@
+//! Fuzz harness for the publication reader (issue 11): a write-up is
+//! untrusted text from anywhere. Shared by the cargo-fuzz target
+//! `publication_parse` and the stable replay test
+//! (tests/publication_fuzz_corpus.rs).
+
+use proofpack::publication::Publication;
+use proofpack::qualify::published::pins_from_publication;
+use proofpack::qualify::schema::Pins;
+
+/// Parses the bytes as a write-up (lossily decoded: the file reader refuses
+/// non-UTF-8, the parser must survive anything). Invariants beyond "no panic,
+/// no hang": every row and cell names a line of the text, and the pins a
+/// write-up states form a pins file that parses, unless they are empty or
+/// name one pin twice with two values.
+pub fn run(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let lines = text.lines().count().max(1);
+    let Ok(p) = Publication::parse(&text, "fuzz.md") else {
+        return;
+    };
+    for r in &p.pinned {
+        assert!(r.line >= 1 && r.line <= lines, "row line {} of {lines}", r.line);
+    }
+    for r in &p.points {
+        assert!(r.line >= 1 && r.line <= lines, "point line {} of {lines}", r.line);
+    }
+    let (pins, _) = pins_from_publication(&p);
+    let list = pins["pins"].as_array().expect("pins array");
+    let mut names: Vec<&str> = list.iter().filter_map(|p| p["name"].as_str()).collect();
+    names.sort();
+    let unique = names.windows(2).all(|w| w[0] != w[1]);
+    if !list.is_empty() && unique {
+        let text = serde_json::to_vec(&pins).expect("serialises");
+        Pins::parse(&text, "fuzz").expect("the pins of a write-up parse");
+    }
+}
