@@ -19,10 +19,18 @@ pub fn run(data: &[u8]) {
         return;
     };
     for r in &p.pinned {
-        assert!(r.line >= 1 && r.line <= lines, "row line {} of {lines}", r.line);
+        assert!(
+            r.line >= 1 && r.line <= lines,
+            "row line {} of {lines}",
+            r.line
+        );
     }
     for r in &p.points {
-        assert!(r.line >= 1 && r.line <= lines, "point line {} of {lines}", r.line);
+        assert!(
+            r.line >= 1 && r.line <= lines,
+            "point line {} of {lines}",
+            r.line
+        );
     }
     let (pins, _) = pins_from_publication(&p);
     let list = pins["pins"].as_array().expect("pins array");

@@ -61,6 +61,9 @@ pub enum Role {
     Engine,
     /// Signs bundle seals (`urn:proofpack:predicate:seal:v1`).
     Release,
+    /// v1.1: signs host launch-check reports
+    /// (`urn:proofpack:predicate:host-check:v1`).
+    Host,
 }
 
 impl Role {
@@ -69,6 +72,7 @@ impl Role {
         match self {
             Role::Engine => "engine",
             Role::Release => "release",
+            Role::Host => "host",
         }
     }
 }
@@ -85,6 +89,7 @@ impl FromStr for Role {
         match s {
             "engine" => Ok(Role::Engine),
             "release" => Ok(Role::Release),
+            "host" => Ok(Role::Host),
             other => Err(KeyError::UnknownRole {
                 found: other.to_string(),
             }),
@@ -171,7 +176,7 @@ pub enum KeyError {
         keyid: String,
     },
     /// A role name other than `engine` or `release`.
-    #[error("unknown role {found:?}; roles are \"engine\" and \"release\"")]
+    #[error("unknown role {found:?}; roles are \"engine\", \"release\" and \"host\"")]
     UnknownRole {
         /// The name found.
         found: String,
@@ -784,7 +789,7 @@ impl TrustStore {
             }
             if k.roles.is_empty() {
                 return Err(bad(format!(
-                    "key #{n} ({computed}) has no roles; give \"engine\" and/or \"release\""
+                    "key #{n} ({computed}) has no roles; give \"engine\", \"release\" and/or \"host\""
                 )));
             }
             let mut roles = Vec::new();

@@ -16,7 +16,8 @@
 //! 3. [`bundle`]: sealed, deterministic tar.gz bundles and their streaming
 //!    verification (signed seals through [`attest`]); [`catalog`]: the
 //!    local SQLite ledger of seals and verifications, named baseline
-//!    manifests and the hash cache (never the source of truth).
+//!    manifests and the hash cache (never the source of truth); [`fleet`]:
+//!    signed host launch-check reports and the fleet-wide verdict.
 //! 4. [`qualify`]: end-to-end verification of a qualification run: pins,
 //!    engine attestations, count invariants, recomputed metrics.
 #![forbid(unsafe_code)]
@@ -27,6 +28,7 @@ pub mod attest;
 pub mod bundle;
 pub mod catalog;
 pub mod digest;
+pub mod fleet;
 pub mod keys;
 pub mod manifest;
 pub mod progress;

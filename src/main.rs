@@ -44,6 +44,10 @@ enum Command {
     /// Verify a qualification end to end: bundle, seal, pins, engine
     /// attestations, count invariants and every published claim, recomputed.
     Verify(cli::verify::VerifyArgs),
+    /// A host's launch check against the pinned manifest, signed: `host check`.
+    Host(cli::host::HostArgs),
+    /// The fleet-wide verdict over host reports: `fleet verify`.
+    Fleet(cli::host::FleetArgs),
     /// Pins from a published write-up: `pins from-publication WRITEUP.md`.
     Pins(cli::pins::PinsArgs),
     /// Verify a bundle while extracting it; the tree lands only if all holds.
@@ -65,6 +69,8 @@ fn main() -> ExitCode {
         Command::Verify(a) => cli::verify::run_verify(a, &ui),
         Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
         Command::Pins(a) => cli::pins::run_pins(a, &ui),
+        Command::Host(a) => cli::host::run_host(a, &ui),
+        Command::Fleet(a) => cli::host::run_fleet(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
     };
     match result {

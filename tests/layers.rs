@@ -10,7 +10,7 @@ fn layer_of(module: &str) -> Option<u8> {
     Some(match module {
         "digest" | "report" | "progress" | "atomic" | "timefmt" | "strictjson" => 1,
         "manifest" | "keys" | "attest" | "publication" => 2,
-        "bundle" | "catalog" => 3,
+        "bundle" | "catalog" | "fleet" => 3,
         "qualify" => 4,
         _ => return None,
     })

@@ -55,6 +55,9 @@ pub struct TrustArgs {
     /// Trust this public key for bundle seals (repeatable).
     #[arg(long, value_name = "PUBLIC_KEY")]
     pub release: Vec<PathBuf>,
+    /// Trust this public key for host launch-check reports (repeatable).
+    #[arg(long, value_name = "PUBLIC_KEY")]
+    pub host: Vec<PathBuf>,
     /// Start from the keys of this trust file.
     #[arg(long, value_name = "TRUST")]
     pub from: Option<PathBuf>,
@@ -89,7 +92,11 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
         Some(p) => TrustStore::load(p)?.keys().to_vec(),
         None => Vec::new(),
     };
-    for (role, paths) in [(Role::Engine, &t.engine), (Role::Release, &t.release)] {
+    for (role, paths) in [
+        (Role::Engine, &t.engine),
+        (Role::Release, &t.release),
+        (Role::Host, &t.host),
+    ] {
         for p in paths {
             let k = keys::load_public_key(p)?;
             let label = p
@@ -100,7 +107,9 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
         }
     }
     if list.is_empty() {
-        anyhow::bail!("no keys given; use --engine PUB and/or --release PUB (or --from TRUST)");
+        anyhow::bail!(
+            "no keys given; use --engine PUB, --release PUB and/or --host PUB (or --from TRUST)"
+        );
     }
     let store = TrustStore::from_keys(list);
     let text = store.to_json();
@@ -114,8 +123,9 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
     }
     let engine = store.keys_for(Role::Engine).count();
     let release = store.keys_for(Role::Release).count();
+    let host = store.keys_for(Role::Host).count();
     ui.note(&format!(
-        "key trust: {} key(s): {engine} for engine, {release} for release",
+        "key trust: {} key(s): {engine} for engine, {release} for release, {host} for host",
         store.keys().len()
     ));
     Ok(EXIT_OK)

@@ -4,6 +4,7 @@
 pub mod attest;
 pub mod bundle_args;
 pub mod catalog;
+pub mod host;
 pub mod key;
 pub mod manifest;
 pub mod pins;

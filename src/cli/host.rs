@@ -1,0 +1,242 @@
+//! `host check` (one host's weights against the pinned manifest, a signed
+//! report out) and `fleet verify` (every host's report, one verdict).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use proofpack::digest::Sha256Digest;
+use proofpack::fleet::{self, ConfigSource, FleetHosts, FleetRequirements, HostCheckOptions, Mode};
+use proofpack::keys::TrustStore;
+use proofpack::manifest::Manifest;
+
+use super::{human_bytes, Ui};
+
+/// `proofpack host`
+#[derive(clap::Args, Debug)]
+pub struct HostArgs {
+    #[command(subcommand)]
+    pub command: HostCommand,
+}
+
+/// `proofpack host ...`
+#[derive(clap::Subcommand, Debug)]
+pub enum HostCommand {
+    /// Check this host's weights directory against the pinned manifest and
+    /// write a signed report (also when the check fails: exit 1).
+    Check(HostCheckArgs),
+}
+
+/// `proofpack host check`
+#[derive(clap::Args, Debug)]
+pub struct HostCheckArgs {
+    /// The host's weights directory.
+    pub root: PathBuf,
+    /// The pinned weights manifest (the JSON record, with sizes, for
+    /// --sizes-only; any format for --full).
+    #[arg(long, value_name = "MANIFEST")]
+    pub weights: PathBuf,
+    /// The model config: a file on this host (hashed) or sha256:HEX (stated).
+    #[arg(long, value_name = "FILE|sha256:HEX")]
+    pub config: Option<String>,
+    /// Presence and sizes only; reads no content (the default).
+    #[arg(long, conflicts_with = "full")]
+    pub sizes_only: bool,
+    /// Hash every file (the hash cache is not used).
+    #[arg(long)]
+    pub full: bool,
+    /// This host's name, as the fleet file names it.
+    #[arg(long, value_name = "NAME")]
+    pub host: String,
+    /// The host's signing key (PKCS#8 PEM), trusted for the `host` role.
+    #[arg(long, value_name = "HOST_KEY")]
+    pub key: PathBuf,
+    /// The report to write (a DSSE envelope, written whole or not at all).
+    #[arg(short, long, value_name = "REPORT.dsse.json")]
+    pub output: PathBuf,
+    /// Hashing threads for --full (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Print the check report (proofpack/report/v1) on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `proofpack fleet`
+#[derive(clap::Args, Debug)]
+pub struct FleetArgs {
+    #[command(subcommand)]
+    pub command: FleetCommand,
+}
+
+/// `proofpack fleet ...`
+#[derive(clap::Subcommand, Debug)]
+pub enum FleetCommand {
+    /// Verify the host reports of a fleet: one trusted, passing report per
+    /// selected host, for the pinned manifest and config, in the required mode.
+    Verify(FleetVerifyArgs),
+}
+
+/// Modes for `--mode`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeArg {
+    /// Every byte hashed.
+    Full,
+    /// Sizes only.
+    SizesOnly,
+}
+
+/// `proofpack fleet verify`
+#[derive(clap::Args, Debug)]
+pub struct FleetVerifyArgs {
+    /// The host reports (DSSE envelopes written by `host check`).
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// The fleet: {"hosts": [{"name": ...}]}, or a qualified-fleet file
+    /// with {"engines": [{"host": ...}]}.
+    #[arg(long, value_name = "FLEET.json")]
+    pub fleet: PathBuf,
+    /// Trust roots; reports count only if signed by a key trusted for `host`.
+    #[arg(long, value_name = "TRUST")]
+    pub trust: PathBuf,
+    /// The published SHA-256 of the weights manifest.
+    #[arg(long, value_name = "HEX")]
+    pub weights_pin: String,
+    /// The published SHA-256 of the model config.
+    #[arg(long, value_name = "HEX")]
+    pub config_pin: Option<String>,
+    /// The least mode a report must have been made in.
+    #[arg(long, value_enum, default_value = "full")]
+    pub mode: ModeArg,
+    /// Print the report (proofpack/report/v1, with the host table) as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_digest(s: &str, what: &str) -> Result<Sha256Digest> {
+    Sha256Digest::parse_hex(s.strip_prefix("sha256:").unwrap_or(s)).with_context(|| {
+        format!("{what}: expected 64 hex characters (optionally sha256:), got {s:?}")
+    })
+}
+
+pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
+    let HostCommand::Check(a) = a.command;
+    // The key first: a bad key fails before anything is read or written.
+    let key = proofpack::keys::load_signing_key(&a.key)?;
+    let (m, _) = Manifest::read_file(&a.weights, None)?;
+    let config = match a.config.as_deref() {
+        None => None,
+        Some(s) if s.starts_with("sha256:") => {
+            Some(ConfigSource::Stated(parse_digest(s, "--config")?))
+        }
+        Some(s) => Some(ConfigSource::File(PathBuf::from(s))),
+    };
+    let opts = HostCheckOptions {
+        host: a.host.clone(),
+        mode: if a.full { Mode::Full } else { Mode::SizesOnly },
+        config,
+        threads: a.threads,
+    };
+    let progress = ui.bytes_progress("host check");
+    let h = fleet::host_check(
+        &a.root,
+        &m,
+        &a.weights.display().to_string(),
+        &opts,
+        &progress,
+    )?;
+    let envelope = fleet::sign_report(&h, &key)?;
+    proofpack::atomic::write_atomic(&a.output, &envelope, 0o644, true)?;
+    if a.json {
+        println!("{}", h.report.to_json());
+    } else {
+        ui.print_checks(&h.report, "file:");
+    }
+    let p = &h.predicate;
+    ui.note(&format!(
+        "host check: {} on {}: {} files, {}, {} ({}), {} failed; report {}",
+        if p.passed { "OK" } else { "FAILED" },
+        p.host,
+        p.files,
+        human_bytes(p.bytes),
+        p.mode.as_str(),
+        p.manifest,
+        p.failed,
+        a.output.display()
+    ));
+    Ok(h.report.exit_code())
+}
+
+pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
+    let FleetCommand::Verify(a) = a.command;
+    let trust = TrustStore::load(&a.trust)
+        .with_context(|| format!("cannot use the trust file {}", a.trust.display()))?;
+    let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
+        .context("cannot read the fleet file")?;
+    let hosts = FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())?;
+    let req = FleetRequirements {
+        weights: parse_digest(&a.weights_pin, "--weights-pin")?,
+        config: a
+            .config_pin
+            .as_deref()
+            .map(|c| parse_digest(c, "--config-pin"))
+            .transpose()?,
+        mode: match a.mode {
+            ModeArg::Full => Mode::Full,
+            ModeArg::SizesOnly => Mode::SizesOnly,
+        },
+    };
+    let v = fleet::verify_fleet_files(&hosts, &a.reports, &trust, &req)?;
+    if a.json {
+        let mut j = serde_json::to_value(&v.report)?;
+        j["hosts"] = serde_json::to_value(&v.rows)?;
+        println!("{}", serde_json::to_string_pretty(&j)?);
+    } else {
+        ui.print_checks(&v.report, "");
+        println!(
+            "{:<32} {:<10} {:>8} {:>12} {:>9}  verdict",
+            "host", "mode", "files", "bytes", "seconds"
+        );
+        for r in &v.rows {
+            println!(
+                "{:<32} {:<10} {:>8} {:>12} {:>9}  {}",
+                r.host,
+                r.mode.map_or("-", |m| m.as_str()),
+                r.files.map_or("-".into(), |f| f.to_string()),
+                r.bytes.map_or("-".into(), human_bytes),
+                r.duration_s.map_or("-".into(), |d| format!("{d:.0}")),
+                if r.ok {
+                    ui.green("OK")
+                } else {
+                    ui.red("FAILED")
+                }
+            );
+        }
+    }
+    let failed_hosts: Vec<&str> = v
+        .rows
+        .iter()
+        .filter(|r| !r.ok)
+        .map(|r| r.host.as_str())
+        .collect();
+    ui.note(&if v.report.ok {
+        format!(
+            "fleet verify: VERIFIED, all {} hosts checked {} at least, against {}",
+            v.rows.len(),
+            req.mode.as_str(),
+            req.weights.prefixed()
+        )
+    } else if failed_hosts.is_empty() {
+        format!(
+            "fleet verify: FAILED: {} checks failed",
+            v.report.summary.failed
+        )
+    } else {
+        format!(
+            "fleet verify: FAILED on {}: {} checks failed",
+            failed_hosts.join(", "),
+            v.report.summary.failed
+        )
+    });
+    Ok(v.report.exit_code())
+}

@@ -1,0 +1,363 @@
+//! `host check` and `fleet verify` end to end (issue 12): four host roots,
+//! four host keys, four signed reports, one fleet verdict; then each way a
+//! fleet can be wrong fails with its own check id and the host named.
+
+mod qualify_support;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use qualify_support::*;
+use serde_json::{json, Value};
+
+fn os(s: &str) -> &OsStr {
+    OsStr::new(s)
+}
+
+const HOSTS: [&str; 4] = ["node-0", "node-1", "node-2", "node-3"];
+
+struct Fleet {
+    dir: tempfile::TempDir,
+    manifest: PathBuf,
+    digest: String,
+    config: PathBuf,
+}
+
+impl Fleet {
+    fn root(&self, h: &str) -> PathBuf {
+        self.dir.path().join("hosts").join(h).join("weights")
+    }
+    fn key(&self, h: &str) -> PathBuf {
+        self.dir.path().join("keys").join(format!("{h}.key"))
+    }
+    fn report(&self, h: &str) -> PathBuf {
+        self.dir
+            .path()
+            .join("reports")
+            .join(format!("{h}.dsse.json"))
+    }
+    fn trust(&self) -> PathBuf {
+        self.dir.path().join("trust.json")
+    }
+    fn fleet_file(&self) -> PathBuf {
+        self.dir.path().join("fleet.json")
+    }
+    /// `host check` of host `h` (in `mode`) with its own key; exit code.
+    fn check(&self, h: &str, mode: &str) -> i32 {
+        self.check_as(h, h, mode)
+    }
+    fn check_as(&self, h: &str, key_of: &str, mode: &str) -> i32 {
+        let (root, key, out) = (self.root(h), self.key(key_of), self.report(h));
+        let (code, _, stderr) = proofpack(&[
+            os("host"),
+            os("check"),
+            root.as_os_str(),
+            os("--weights"),
+            self.manifest.as_os_str(),
+            os("--config"),
+            self.config.as_os_str(),
+            os(mode),
+            os("--host"),
+            os(h),
+            os("--key"),
+            key.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(code == 0 || code == 1, "host check {h}: {stderr}");
+        assert!(
+            out.exists(),
+            "a report is written whatever the outcome: {stderr}"
+        );
+        code
+    }
+    fn verify(&self, reports: &[PathBuf], mode: &str) -> Outcome {
+        let (fleet, trust) = (self.fleet_file(), self.trust());
+        let config =
+            proofpack::digest::Sha256Digest::of_bytes(&std::fs::read(&self.config).unwrap())
+                .to_hex();
+        let mut args: Vec<&OsStr> = vec![os("fleet"), os("verify")];
+        args.extend(reports.iter().map(|r| r.as_os_str()));
+        args.extend([
+            os("--fleet"),
+            fleet.as_os_str(),
+            os("--trust"),
+            trust.as_os_str(),
+            os("--weights-pin"),
+            os(&self.digest),
+            os("--config-pin"),
+            os(&config),
+            os("--mode"),
+            os(mode),
+            os("--json"),
+        ]);
+        let (code, stdout, stderr) = proofpack(&args);
+        Outcome {
+            code,
+            report: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            stdout: format!("{stdout}\n{stderr}"),
+        }
+    }
+    fn all_reports(&self) -> Vec<PathBuf> {
+        HOSTS.iter().map(|h| self.report(h)).collect()
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+/// Four hosts holding the sample's 96 shards, their keys, trust and fleet.
+fn fleet() -> Fleet {
+    let c = fresh();
+    let dir = tempfile::tempdir().unwrap();
+    let mut trust = vec![os("key"), os("trust")];
+    let keys = dir.path().join("keys");
+    let pubs: Vec<PathBuf> = HOSTS
+        .iter()
+        .map(|h| {
+            gen::write_keys(&keys, h, &gen::test_key(&format!("host {h}")));
+            keys.join(format!("{h}.pub"))
+        })
+        .collect();
+    for p in &pubs {
+        trust.push(os("--host"));
+        trust.push(p.as_os_str());
+    }
+    gen::write_keys(&keys, "engine", &gen::engine_key());
+    let engine_pub = keys.join("engine.pub");
+    trust.extend([os("--engine"), engine_pub.as_os_str()]);
+    let trust_file = dir.path().join("trust.json");
+    trust.extend([os("-o"), trust_file.as_os_str()]);
+    assert_eq!(proofpack(&trust).0, 0);
+    for h in HOSTS {
+        copy_dir(
+            &c.sample.weights,
+            &dir.path().join("hosts").join(h).join("weights"),
+        );
+    }
+    let manifest = dir.path().join("weights.manifest.json");
+    let (code, _, stderr) = proofpack(&[
+        os("manifest"),
+        c.sample.weights.as_os_str(),
+        os("--format"),
+        os("json"),
+        os("-o"),
+        manifest.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let config = dir.path().join("config.json");
+    std::fs::copy(c.path("inputs/config.json"), &config).unwrap();
+    std::fs::write(
+        dir.path().join("fleet.json"),
+        serde_json::to_vec(
+            &json!({"hosts": HOSTS.iter().map(|h| json!({"name": h})).collect::<Vec<_>>()}),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("reports")).unwrap();
+    Fleet {
+        dir,
+        manifest,
+        digest: c.sample.weights_manifest.to_hex(),
+        config,
+    }
+}
+
+fn truncate_a_shard(f: &Fleet, h: &str) {
+    let shard = f.root(h).join("model-00042-of-00096.safetensors");
+    let len = std::fs::metadata(&shard).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&shard)
+        .unwrap()
+        .set_len(len - 3)
+        .unwrap();
+}
+
+#[test]
+fn four_hosts_four_keys_one_passing_fleet() {
+    let f = fleet();
+    for h in HOSTS {
+        assert_eq!(f.check(h, "--full"), 0);
+    }
+    let o = f.verify(&f.all_reports(), "full");
+    o.assert_ok();
+    let rows = o.report["hosts"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert!(rows
+        .iter()
+        .all(|r| r["ok"] == json!(true) && r["files"] == json!(96) && r["mode"] == json!("full")));
+    // The report is an in-toto Statement of the host-check type.
+    let env: Value = serde_json::from_slice(&std::fs::read(f.report("node-2")).unwrap()).unwrap();
+    use base64::Engine as _;
+    let st: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::STANDARD
+            .decode(env["payload"].as_str().unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(st["predicateType"], "urn:proofpack:predicate:host-check:v1");
+    assert_eq!(st["predicate"]["host"], "node-2");
+    assert_eq!(st["subject"][0]["name"], "weights.manifest");
+}
+
+#[test]
+fn truncated_shard_on_one_host_in_sizes_only_mode() {
+    let f = fleet();
+    truncate_a_shard(&f, "node-2");
+    for h in HOSTS {
+        let code = f.check(h, "--sizes-only");
+        assert_eq!(code, if h == "node-2" { 1 } else { 0 }, "{h}");
+    }
+    let o = f.verify(&f.all_reports(), "sizes-only");
+    o.assert_only_failures(&["host:node-2.passed"]);
+    o.assert_fails("host:node-2.passed", "model-00042-of-00096.safetensors");
+}
+
+#[test]
+fn changed_byte_caught_in_full_mode_and_not_claimed_by_sizes_only() {
+    let f = fleet();
+    let shard = f.root("node-1").join("model-00007-of-00096.safetensors");
+    let mut b = std::fs::read(&shard).unwrap();
+    let last = b.len() - 1;
+    b[last] ^= 0xff;
+    std::fs::write(&shard, b).unwrap();
+    // Sizes-only passes, and says it checked sizes only.
+    for h in HOSTS {
+        assert_eq!(f.check(h, "--sizes-only"), 0);
+    }
+    let o = f.verify(&f.all_reports(), "full");
+    o.assert_fails("host:node-1.mode", "sizes-only (full required)");
+    // A full check catches the byte.
+    assert_eq!(f.check("node-1", "--full"), 1);
+    for h in ["node-0", "node-2", "node-3"] {
+        f.check(h, "--full");
+    }
+    let o = f.verify(&f.all_reports(), "full");
+    o.assert_only_failures(&["host:node-1.passed"]);
+    o.assert_fails("host:node-1.passed", "model-00007-of-00096.safetensors");
+}
+
+#[test]
+fn missing_report() {
+    let f = fleet();
+    for h in HOSTS {
+        f.check(h, "--full");
+    }
+    let reports: Vec<PathBuf> = f
+        .all_reports()
+        .into_iter()
+        .filter(|r| !r.ends_with("node-3.dsse.json"))
+        .collect();
+    let o = f.verify(&reports, "full");
+    o.assert_fails("host:node-3", "no report for host node-3");
+}
+
+#[test]
+fn report_for_a_host_outside_the_fleet() {
+    let f = fleet();
+    for h in HOSTS {
+        f.check(h, "--full");
+    }
+    copy_dir(
+        &f.root("node-0"),
+        &f.dir.path().join("hosts/node-9/weights"),
+    );
+    gen::write_keys(
+        &f.dir.path().join("keys"),
+        "node-9",
+        &gen::test_key("host node-0"),
+    );
+    f.check("node-9", "--full");
+    let mut reports = f.all_reports();
+    reports.push(f.report("node-9"));
+    f.verify(&reports, "full")
+        .assert_fails("hosts.outside", "report for host node-9");
+}
+
+#[test]
+fn report_signed_by_an_untrusted_key_or_an_engine_key() {
+    let f = fleet();
+    for h in HOSTS {
+        f.check(h, "--full");
+    }
+    gen::write_keys(
+        &f.dir.path().join("keys"),
+        "stranger",
+        &gen::test_key("stranger"),
+    );
+    f.check_as("node-1", "stranger", "--full");
+    f.verify(&f.all_reports(), "full").assert_fails(
+        "host:node-1",
+        "does not verify under a key trusted for host",
+    );
+    f.check_as("node-1", "engine", "--full");
+    f.verify(&f.all_reports(), "full")
+        .assert_fails("host:node-1", "trusted for [engine] but not for host");
+}
+
+#[test]
+fn report_against_another_manifest_digest() {
+    let f = fleet();
+    for h in HOSTS {
+        f.check(h, "--full");
+    }
+    let mut o = f.verify(&f.all_reports(), "full");
+    o.assert_ok();
+    // Pin another digest: every report checked against something else.
+    let mut g = f;
+    g.digest = "ab".repeat(32);
+    o = g.verify(&g.all_reports(), "full");
+    o.assert_fails("host:node-0.manifest", "not the pinned weights manifest");
+}
+
+#[test]
+fn sizes_only_report_where_full_is_required() {
+    let f = fleet();
+    for h in HOSTS {
+        f.check(
+            h,
+            if h == "node-3" {
+                "--sizes-only"
+            } else {
+                "--full"
+            },
+        );
+    }
+    let o = f.verify(&f.all_reports(), "full");
+    o.assert_only_failures(&["host:node-3.mode"]);
+}
+
+#[test]
+fn two_reports_for_one_host() {
+    let f = fleet();
+    for h in HOSTS {
+        f.check(h, "--full");
+    }
+    let copy = f.dir.path().join("reports/node-2-again.dsse.json");
+    std::fs::copy(f.report("node-2"), &copy).unwrap();
+    let mut reports = f.all_reports();
+    reports.push(copy);
+    f.verify(&reports, "full")
+        .assert_fails("host:node-2", "2 reports for host node-2");
+}
+
+#[test]
+fn fleet_hosts_read_from_a_qualified_fleet_file() {
+    let f = fleet();
+    for h in HOSTS {
+        f.check(h, "--full");
+    }
+    std::fs::write(
+        f.fleet_file(),
+        serde_json::to_vec(&json!({"fleet": "x", "engines": HOSTS.iter().enumerate().map(|(i, h)| json!({"id": format!("engine-{i}"), "host": h})).collect::<Vec<_>>()})).unwrap(),
+    )
+    .unwrap();
+    f.verify(&f.all_reports(), "full").assert_ok();
+}
