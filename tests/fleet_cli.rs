@@ -361,3 +361,80 @@ fn fleet_hosts_read_from_a_qualified_fleet_file() {
     .unwrap();
     f.verify(&f.all_reports(), "full").assert_ok();
 }
+
+// ------------------------------------------------- inside a qualification
+
+#[test]
+fn qualification_host_reports_are_checked_by_verify() {
+    let c = fresh();
+    let o = c.verify_sealed();
+    o.assert_ok();
+    for i in 0..gen::ENGINES {
+        assert_eq!(
+            o.check(&format!("host:{}.passed", gen::host_name(i)))["ok"],
+            json!(true)
+        );
+    }
+}
+
+#[test]
+fn qualification_with_a_host_report_left_out() {
+    let c = fresh();
+    let gone = format!("hosts/{}.dsse.json", gen::host_name(2));
+    std::fs::remove_file(c.path(&gone)).unwrap();
+    c.edit_json("qualification.json", |q| {
+        q["host_checks"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|h| h != &json!(gone));
+    });
+    c.verify_sealed()
+        .assert_fails(&format!("host:{}", gen::host_name(2)), "no report for host");
+}
+
+#[test]
+fn qualification_host_report_of_a_failed_check() {
+    // The host's check failed (a truncated shard) and its report says so.
+    let c = fresh();
+    let root = c.dir.path().join("bad-weights");
+    copy_dir(&c.sample.weights, &root);
+    let shard = root.join("model-00011-of-00096.safetensors");
+    let len = std::fs::metadata(&shard).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&shard)
+        .unwrap()
+        .set_len(len - 1)
+        .unwrap();
+    let (code, _, stderr) = proofpack(&[
+        os("manifest"),
+        c.sample.weights.as_os_str(),
+        os("--format"),
+        os("json"),
+        os("-o"),
+        c.dir.path().join("w.json").as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    gen::write_keys(c.dir.path(), "host", &gen::host_key());
+    let out = c.path(&format!("hosts/{}.dsse.json", gen::host_name(1)));
+    let (code, _, stderr) = proofpack(&[
+        os("host"),
+        os("check"),
+        root.as_os_str(),
+        os("--weights"),
+        c.dir.path().join("w.json").as_os_str(),
+        os("--config"),
+        c.path("inputs/config.json").as_os_str(),
+        os("--host"),
+        os(&gen::host_name(1)),
+        os("--key"),
+        c.dir.path().join("host.key").as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    c.verify_sealed().assert_fails(
+        &format!("host:{}.passed", gen::host_name(1)),
+        "model-00011-of-00096.safetensors",
+    );
+}

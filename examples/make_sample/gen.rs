@@ -15,7 +15,7 @@ use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
 use ed25519_dalek::pkcs8::EncodePublicKey;
 use ed25519_dalek::{Signer, SigningKey};
 use proofpack::digest::Sha256Digest;
-use proofpack::manifest::{self, BuildOptions};
+use proofpack::manifest::{self, BuildOptions, Manifest};
 use proofpack::progress::NoProgress;
 use proofpack::qualify::metrics::MetricsAccumulator;
 use proofpack::qualify::schema::Status;
@@ -136,6 +136,15 @@ pub fn engine_key() -> SigningKey {
 pub fn release_key() -> SigningKey {
     test_key("release")
 }
+/// The host key of the sample's launch checks (one for its four hosts).
+pub fn host_key() -> SigningKey {
+    test_key("host")
+}
+
+/// The host of engine `i`.
+pub fn host_name(i: usize) -> String {
+    format!("mi355x-node-{:02}.qual.example", i + 1)
+}
 
 /// Seals a sample run directory exactly as the committed sample was sealed
 /// (root name, mtime and seal time fixed, one thread, the test release key),
@@ -204,7 +213,7 @@ pub fn engine_statement(
         "predicateType": "urn:proofpack:predicate:engine:v1",
         "predicate": {
             "engine": {"id": format!("engine-{engine}"), "name": ENGINE_NAME, "version": ENGINE_VERSION, "image": image.prefixed()},
-            "host": format!("mi355x-node-{:02}.qual.example", engine + 1),
+            "host": host_name(engine),
             "model": model,
             "accelerator": {"name": "AMD Instinct MI355X", "count": 8},
             "parallelism": {"tensor": 8},
@@ -521,6 +530,46 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         write(&run.join(&path), &sign_envelope(&st, &[&ek]));
         engines.push(json!({"id": format!("engine-{e}"), "attestation": path}));
     }
+    // The launch check of every engine's host, sizes only, against the
+    // weights manifest, with the config: what the write-up says was done.
+    let record = Manifest::parse(
+        wm.to_json_record().expect("record").as_bytes(),
+        None,
+        "weights",
+    )
+    .expect("record parses")
+    .0;
+    let mut host_checks = Vec::new();
+    for e in 0..ENGINES {
+        let host = host_name(e);
+        let mut h = proofpack::fleet::host_check(
+            &weights,
+            &record,
+            "weights.manifest.json",
+            &proofpack::fleet::HostCheckOptions {
+                host: host.clone(),
+                mode: proofpack::fleet::Mode::SizesOnly,
+                config: Some(proofpack::fleet::ConfigSource::Stated(config_d)),
+                threads: 1,
+            },
+            &NoProgress,
+        )
+        .expect("host check");
+        assert!(
+            h.predicate.passed,
+            "the sample's weights match their manifest"
+        );
+        // Fixed, so that the sample is byte-reproducible.
+        h.predicate.root = "/models/moonshotai/Kimi-K3".into();
+        h.predicate.started_at = format!("2026-09-23T07:{:02}:10Z", 30 + e);
+        h.predicate.finished_at = format!("2026-09-23T07:{:02}:12Z", 30 + e);
+        let path = format!("hosts/{host}.dsse.json");
+        write(
+            &run.join(&path),
+            &proofpack::fleet::sign_report(&h, &host_key()).expect("sign"),
+        );
+        host_checks.push(path);
+    }
     let q = json!({
         "schema": "proofpack/qualification/v1",
         "name": NAME,
@@ -530,6 +579,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         "required_subjects": ["weights.manifest", "config.json", "engine-image"],
         "plan": "inputs/benchmark-plan.json",
         "facts": facts(),
+        "host_checks": host_checks,
         "points": points_json
     });
     write(&run.join("qualification.json"), &pretty(&q));

@@ -26,7 +26,8 @@ it is synthetic.
   config, qualified fleet, benchmark plan, workload, profile store),
   `preflight.json`, two points (0.5 and 1 request/s, 200 requests plus 1
   warmup each) with client records, a router journal with several events per
-  request, and 4 engine attestations.
+  request, 4 engine attestations, and the signed sizes-only launch check
+  of each engine's host (`hosts/`, listed in `host_checks`).
 - `<name>.tgz`, `.tgz.sha256`, `.tgz.seal.dsse.json`: the sealed bundle, its
   digest and its release seal.
 - `pins.json`: the published pins; `trust.json`: the trust roots.
@@ -81,6 +82,7 @@ fn main() {
     let keys = out.join("keys");
     gen::write_keys(&keys, "TEST-ONLY-engine", &gen::engine_key());
     gen::write_keys(&keys, "TEST-ONLY-release", &gen::release_key());
+    gen::write_keys(&keys, "TEST-ONLY-host", &gen::host_key());
     std::fs::write(
         out.join("trust.json"),
         gen::trust_json(&[
@@ -93,6 +95,11 @@ fn main() {
                 &gen::release_key(),
                 &["release"],
                 "TEST-ONLY release key (public seed; never trust outside tests)",
+            ),
+            (
+                &gen::host_key(),
+                &["host"],
+                "TEST-ONLY host key (public seed; never trust outside tests)",
             ),
         ]),
     )

@@ -18,6 +18,18 @@ pub struct TrustVerifier<'a> {
 }
 
 impl EngineAttestationVerifier for TrustVerifier<'_> {
+    fn verify_host_report(
+        &self,
+        envelope: &[u8],
+    ) -> Result<crate::attest::Verified<crate::attest::Statement>, String> {
+        verify_envelope(envelope, self.trust, Role::Host, 1).map_err(|e| {
+            e.to_string()
+                .replace("\n  - ", "; ")
+                .replace("\n  ", " ")
+                .replace('\n', " ")
+        })
+    }
+
     fn verify_engine(
         &self,
         envelope: &[u8],

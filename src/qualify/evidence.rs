@@ -63,7 +63,13 @@ impl Plan {
                 .or_default()
                 .push(p.name.clone());
         }
-        let attestations = q.engines.iter().map(|e| e.attestation.clone()).collect();
+        // Attestations and host reports are envelopes, read whole.
+        let attestations = q
+            .engines
+            .iter()
+            .map(|e| e.attestation.clone())
+            .chain(q.host_checks.iter().cloned())
+            .collect();
         let pin_paths = pins
             .map(|p| p.pins.iter().filter_map(|p| p.path.clone()).collect())
             .unwrap_or_default();

@@ -137,6 +137,13 @@ pub trait EngineAttestationVerifier {
         origin: &str,
         engine_id: &str,
     ) -> Result<AttestedEngine, String>;
+
+    /// v1.1: verifies a host launch-check report under keys trusted for
+    /// the `host` role; `Err` explains why it does not count.
+    fn verify_host_report(
+        &self,
+        envelope: &[u8],
+    ) -> Result<crate::attest::Verified<crate::attest::Statement>, String>;
 }
 
 /// What the auditor brings.
@@ -285,6 +292,7 @@ pub fn evaluate(
             &facts,
         ),
     }
+    host_checks(report, q, collected, unusable, &attested, opts);
     report.push(undeclared_check(plan, collected));
     report.push(captured_check(collected));
     let mut rows = Vec::new();
@@ -370,6 +378,97 @@ fn plan_checks(
             report.push(plan::slo_check(q, &bp, path));
             bp.arrival
         }
+    }
+}
+
+/// The host launch-check reports a qualification lists (v1.1): every
+/// engine's host (as its verified attestation names it) has exactly one
+/// passing report, by a key trusted for `host`, for the attested weights
+/// manifest and config, and no report is for another host.
+fn host_checks(
+    report: &mut Report,
+    q: &Qualification,
+    collected: &Collected,
+    unusable: &BTreeMap<String, String>,
+    attested: &BTreeMap<String, Result<AttestedEngine, String>>,
+    opts: &Options<'_>,
+) {
+    if q.host_checks.is_empty() {
+        report.push(Check::skip(
+            "host:*",
+            "qualification.json lists no host launch-check reports (host_checks); no per-host check was verified",
+        ));
+        return;
+    }
+    let mut hosts: Vec<String> = Vec::new();
+    let mut weights = None;
+    let mut config = None;
+    for e in &q.engines {
+        match attested.get(&e.id) {
+            Some(Ok(a)) => {
+                if let Ok(f) = &a.predicate {
+                    if !hosts.contains(&f.host) {
+                        hosts.push(f.host.clone());
+                    }
+                }
+                weights = weights.or(a
+                    .subjects
+                    .iter()
+                    .find(|(n, _)| n == "weights.manifest")
+                    .map(|(_, d)| *d));
+                config = config.or(a
+                    .subjects
+                    .iter()
+                    .find(|(n, _)| n == "config.json")
+                    .map(|(_, d)| *d));
+            }
+            _ => {
+                report.push(Check::not_checkable(
+                    "host:*",
+                    "not every engine attestation verified, so the engines' hosts and weights are not known (see attestation:*)",
+                ));
+                return;
+            }
+        }
+    }
+    let Some(weights) = weights else {
+        report.push(Check::not_checkable(
+            "host:*",
+            "no engine attests weights.manifest",
+        ));
+        return;
+    };
+    let Some(verifier) = opts.attestations else {
+        report.push(Check::not_checkable(
+            "host:*",
+            "no --trust given: a host report nobody trusts proves nothing",
+        ));
+        return;
+    };
+    let mut reports = Vec::new();
+    for path in &q.host_checks {
+        let verified = match (
+            file_problem(path, collected, unusable),
+            collected.small.get(path),
+        ) {
+            (Some(p), _) => Err(p),
+            (None, None) => Err(format!("{path}: not in the run")),
+            (None, Some(bytes)) => verifier.verify_host_report(bytes),
+        };
+        reports.push(crate::fleet::ReportIn {
+            origin: path.clone(),
+            bytes: collected.small.get(path).cloned().unwrap_or_default(),
+            verified,
+        });
+    }
+    let req = crate::fleet::FleetRequirements {
+        weights,
+        config,
+        mode: crate::fleet::Mode::SizesOnly,
+    };
+    let (checks, _) = crate::fleet::verify_fleet(&hosts, reports, &req, "host");
+    for c in checks {
+        report.push(c);
     }
 }
 

@@ -56,6 +56,10 @@ pub struct Qualification {
     /// JSON file of the run), for publications and pins to refer to.
     #[serde(default)]
     pub facts: Vec<Fact>,
+    /// v1.1: signed host launch-check reports (files of the run), one per
+    /// engine host, checked against the attested weights and config.
+    #[serde(default)]
+    pub host_checks: Vec<String>,
 }
 
 /// A named value of the run (v1.1): without `pointer`, the SHA-256 of
@@ -307,6 +311,15 @@ impl Qualification {
         }
         if let Some(plan) = &self.plan {
             check_path("plan", plan)?;
+        }
+        let mut host_files = BTreeSet::new();
+        for h in &self.host_checks {
+            check_path("host_checks[]", h)?;
+            if !host_files.insert(h.as_str()) {
+                return Err(format!(
+                    "qualification.json: host check {h:?} is listed twice"
+                ));
+            }
         }
         let mut fact_names = BTreeSet::new();
         for f in &self.facts {

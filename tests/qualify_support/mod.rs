@@ -32,6 +32,7 @@ pub fn fresh_with(p: &gen::Params) -> Case {
         gen::trust_json(&[
             (&gen::engine_key(), &["engine"], "TEST-ONLY engine"),
             (&gen::release_key(), &["release"], "TEST-ONLY release"),
+            (&gen::host_key(), &["host"], "TEST-ONLY host"),
         ]),
     )
     .unwrap();
