@@ -47,7 +47,7 @@ bad = good + [("r/sym", tarfile.SYMTYPE, None, "/etc/passwd"), ("r/hard", tarfil
 save("bad.tar", 1, tar_bytes(bad))
 tb = tar_bytes(good)
 save("trailing.tgz", 0, gzip.compress(tb, mtime=0) + b"junk")
-save("two-members.tgz", 0, gzip.compress(tb, mtime=0) + gzip.compress(b"x"))
+save("two-members.tgz", 0, gzip.compress(tb, mtime=0) + gzip.compress(b"x", mtime=0))
 save("truncated.tgz", 0, gzip.compress(tb, mtime=0)[:-20])
 save("nonzero-after-end.tar", 1, tb + b"\x01")
 
