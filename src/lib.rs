@@ -9,7 +9,8 @@
 //!    `digest` reports to), whole-or-nothing file output, RFC 3339 timestamps
 //!    and the repeated-key check for every JSON proofpack trusts.
 //! 2. [`manifest`]: content-addressed manifests of file sets;
-//!    [`publication`]: a published write-up's tables, read; [`keys`]:
+//!    [`publication`]: a published write-up's tables, read; [`partition`]:
+//!    one tree hashed in parts on many machines, and merged; [`keys`]:
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
 //!    its neighbour in this layer).
@@ -31,6 +32,7 @@ pub mod digest;
 pub mod fleet;
 pub mod keys;
 pub mod manifest;
+pub mod partition;
 pub mod progress;
 pub mod publication;
 pub mod qualify;

@@ -9,7 +9,7 @@ use std::path::Path;
 fn layer_of(module: &str) -> Option<u8> {
     Some(match module {
         "digest" | "report" | "progress" | "atomic" | "timefmt" | "strictjson" => 1,
-        "manifest" | "keys" | "attest" | "publication" => 2,
+        "manifest" | "keys" | "attest" | "publication" | "partition" => 2,
         "bundle" | "catalog" | "fleet" => 3,
         "qualify" => 4,
         _ => return None,
@@ -21,6 +21,7 @@ const SAME_LAYER_ALLOWED: &[(&str, &str)] = &[
     ("attest", "keys"),
     ("digest", "progress"),
     ("publication", "manifest"),
+    ("partition", "manifest"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

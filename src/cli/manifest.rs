@@ -51,7 +51,7 @@ pub struct WalkArgs {
 }
 
 impl WalkArgs {
-    fn build_options<'a>(&self, cache: Option<&'a dyn HashCache>) -> BuildOptions<'a> {
+    pub(crate) fn build_options<'a>(&self, cache: Option<&'a dyn HashCache>) -> BuildOptions<'a> {
         BuildOptions {
             excludes: self.exclude.clone(),
             threads: self.threads,
@@ -133,9 +133,20 @@ fn catalog_for_cache(ui: &Ui, walk: &WalkArgs) -> Option<Catalog> {
 
 /// `proofpack manifest`
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct ManifestArgs {
+    /// `manifest merge PARTS... -o OUT`: join the parts of a partitioned
+    /// manifest (v1.1). A directory named `merge` is given as `./merge`.
+    #[command(subcommand)]
+    pub command: Option<super::partition::ManifestCommand>,
     /// Directory (or single file) to list.
-    pub path: PathBuf,
+    #[arg(required = true)]
+    pub path: Option<PathBuf>,
+    /// Hash only part K of N of the files (balanced by size, stable for the
+    /// same file list) and write a manifest part; join the parts with
+    /// `manifest merge`.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<String>,
     /// Write the manifest here (atomically) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -203,6 +214,29 @@ fn summary_line(verb: &str, m: &Manifest, secs: f64) -> String {
 }
 
 pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
+    if let Some(c) = a.command {
+        return super::partition::run(c, ui);
+    }
+    let Some(path) = a.path.clone() else {
+        anyhow::bail!("manifest needs a PATH (or `manifest merge PARTS...`)");
+    };
+    if let Some(spec) = &a.partition {
+        if a.record.is_some() {
+            anyhow::bail!("--record takes a whole manifest, not a part; record the merged one");
+        }
+        return super::partition::run_part(
+            &path,
+            spec,
+            a.output.as_deref(),
+            a.walk.build_options(None),
+            ui,
+        );
+    }
+    let a = ManifestArgs {
+        path: Some(path),
+        ..a
+    };
+    let path = a.path.as_ref().expect("set above");
     let t = Instant::now();
     // --record is asked for: check the name and the catalog before hashing.
     let catalog = match &a.record {
@@ -212,10 +246,10 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
         }
         None => catalog_for_cache(ui, &a.walk),
     };
-    let session = cache_session(ui, catalog.as_ref(), &a.path, &a.walk, true);
+    let session = cache_session(ui, catalog.as_ref(), path, &a.walk, true);
     let progress = ui.bytes_progress("hashing");
     let built = manifest::build(
-        &a.path,
+        path,
         &a.walk
             .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
         &progress,
@@ -233,7 +267,7 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
     }
     ui.note(&summary_line("manifest", &m, t.elapsed().as_secs_f64()));
     if let (Some(name), Some(c)) = (&a.record, &catalog) {
-        let source = std::fs::canonicalize(&a.path).unwrap_or_else(|_| a.path.clone());
+        let source = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         let old = c
             .put_baseline(name, &m, &source.display().to_string())
             .with_context(|| format!("recording baseline {name:?} (the manifest above was computed, but not recorded)"))?;

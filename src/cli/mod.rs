@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod host;
 pub mod key;
 pub mod manifest;
+pub mod partition;
 pub mod pins;
 pub mod seal;
 pub mod unpack;

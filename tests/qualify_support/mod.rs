@@ -344,7 +344,7 @@ sys.stderr.buffer.write(r.stderr)
 sys.stderr.write("\nPEAK_RSS_KIB=%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 sys.exit(r.returncode if r.returncode >= 0 else 128 - r.returncode)
 "#;
-    let out = std::process::Command::new(crate::common::python())
+    let out = std::process::Command::new(common::python())
         .arg("-c")
         .arg(script)
         .arg(&bin)

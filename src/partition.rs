@@ -1,0 +1,301 @@
+//! Hashing one tree on many machines (v1.1, issue 12): on a shared file
+//! system every host sees the same files, so `manifest --partition K/N`
+//! hashes a deterministic 1/N of them and `manifest merge` joins the parts.
+//!
+//! Every part carries the digest of the whole file list (sorted `path`,
+//! size), so parts of different trees are never mixed; files are assigned
+//! to parts by size (largest first, each to the least-loaded part, ties to
+//! the lowest part, then by path), which is stable for the same list and
+//! balances bytes. `merge` recomputes the assignment from the union of the
+//! parts and refuses overlaps, gaps, parts of other lists, a part count
+//! other than N, a part given twice, and a file in the wrong part; the
+//! merged manifest is the one a single machine computes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::digest::{Hasher, Sha256Digest};
+use crate::manifest::{self, BuildOptions, Entry, Manifest, ManifestError};
+use crate::progress::Progress;
+
+/// Schema tag of a manifest part.
+pub const PART_SCHEMA: &str = "proofpack/manifest-part/v1";
+
+/// Errors of partitioned hashing and merging (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PartitionError {
+    /// Listing or hashing failed.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// `--partition` is not `K/N` with 1 <= K <= N.
+    #[error("--partition {0:?}: expected K/N with 1 <= K <= N (e.g. 2/8)")]
+    BadSpec(String),
+    /// A part file cannot be read as a part.
+    #[error("{origin}: not a manifest part: {reason}")]
+    BadPart {
+        /// The part file.
+        origin: String,
+        /// Why.
+        reason: String,
+    },
+    /// The parts do not form one whole.
+    #[error("cannot merge: {0}")]
+    Mismatch(String),
+}
+
+/// One part: the files of a partition and the list they were taken from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Part {
+    /// Always [`PART_SCHEMA`].
+    pub schema: String,
+    /// This part, 1-based.
+    pub part: u64,
+    /// How many parts the list is split into.
+    pub parts: u64,
+    /// `sha256:<hex>` of the whole sorted file list (`path NUL size LF`).
+    pub list: String,
+    /// Files in the whole list.
+    pub list_files: u64,
+    /// Bytes in the whole list.
+    pub list_bytes: u64,
+    /// This part's entries, sorted by path.
+    pub entries: Vec<PartEntry>,
+}
+
+/// A file of a part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartEntry {
+    /// Path relative to the root.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256, lowercase hex.
+    pub sha256: Sha256Digest,
+}
+
+/// Parses `K/N`.
+pub fn parse_spec(s: &str) -> Result<(u64, u64), PartitionError> {
+    let bad = || PartitionError::BadSpec(s.to_string());
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n || n > 1_000_000 {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// The digest of a sorted list of (path, size).
+fn list_digest(list: &[(&str, u64)]) -> Sha256Digest {
+    let mut h = Hasher::new();
+    for (p, s) in list {
+        h.update(p.as_bytes());
+        h.update(b"\0");
+        h.update(s.to_string().as_bytes());
+        h.update(b"\n");
+    }
+    h.finish().0
+}
+
+/// The part (1-based) of every file of a sorted list.
+pub fn assign(list: &[(&str, u64)], parts: u64) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..list.len()).collect();
+    order.sort_by(|a, b| list[*b].1.cmp(&list[*a].1).then(list[*a].0.cmp(list[*b].0)));
+    let mut load = vec![0u128; parts as usize];
+    let mut count = vec![0u64; parts as usize];
+    let mut out = vec![0u64; list.len()];
+    for i in order {
+        let k = (0..parts as usize)
+            .min_by_key(|k| (load[*k], count[*k], *k))
+            .unwrap_or(0);
+        load[k] += list[i].1 as u128;
+        count[k] += 1;
+        out[i] = k as u64 + 1;
+    }
+    out
+}
+
+/// Hashes part `k` of `n` of the tree at `root` (the walk rules of
+/// `manifest`, excludes included).
+pub fn build_part(
+    root: &Path,
+    k: u64,
+    n: u64,
+    opts: &BuildOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<Part, PartitionError> {
+    let mut files = manifest::scan(root, &opts.excludes)?;
+    files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+    let list: Vec<(&str, u64)> = files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.stat.size))
+        .collect();
+    let owner = assign(&list, n);
+    let digest = list_digest(&list);
+    let mine: Vec<manifest::FoundFile> = files
+        .iter()
+        .zip(&owner)
+        .filter(|(_, o)| **o == k)
+        .map(|(f, _)| f.clone())
+        .collect();
+    let total: u64 = list.iter().map(|(_, s)| s).sum();
+    progress.start(mine.iter().map(|f| f.stat.size).sum(), mine.len() as u64);
+    let mut entries = manifest::hash_files(&mine, opts, progress)?;
+    progress.finish();
+    entries.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    Ok(Part {
+        schema: PART_SCHEMA.into(),
+        part: k,
+        parts: n,
+        list: digest.prefixed(),
+        list_files: list.len() as u64,
+        list_bytes: total,
+        entries: entries
+            .into_iter()
+            .map(|e| PartEntry {
+                size: e.size.unwrap_or(0),
+                path: e.path,
+                sha256: e.sha256,
+            })
+            .collect(),
+    })
+}
+
+impl Part {
+    /// Parses a part file.
+    pub fn parse(bytes: &[u8], origin: &str) -> Result<Part, PartitionError> {
+        let bad = |reason: String| PartitionError::BadPart {
+            origin: origin.into(),
+            reason,
+        };
+        crate::strictjson::reject_duplicate_json_keys(bytes).map_err(|e| bad(e.to_string()))?;
+        let p: Part = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+        if p.schema != PART_SCHEMA {
+            return Err(bad(format!(
+                "schema is {:?}, expected {PART_SCHEMA:?}",
+                p.schema
+            )));
+        }
+        if p.part == 0 || p.part > p.parts {
+            return Err(bad(format!("part {} of {}", p.part, p.parts)));
+        }
+        Ok(p)
+    }
+
+    /// The part as JSON text (pretty, ending with a newline).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a part serialises");
+        s.push('\n');
+        s
+    }
+}
+
+/// Joins parts into the manifest of the whole tree, refusing anything that
+/// is not exactly the N parts of one list.
+pub fn merge(parts: &[(String, Part)]) -> Result<Manifest, PartitionError> {
+    let mm = |s: String| PartitionError::Mismatch(s);
+    let Some((first_origin, first)) = parts.first() else {
+        return Err(mm("no parts given".into()));
+    };
+    for (o, p) in parts {
+        if p.parts != first.parts
+            || p.list != first.list
+            || p.list_files != first.list_files
+            || p.list_bytes != first.list_bytes
+        {
+            return Err(mm(format!(
+                "{o} is part {}/{} of list {}, {first_origin} is part {}/{} of list {}: parts of different file lists",
+                p.part, p.parts, p.list, first.part, first.parts, first.list
+            )));
+        }
+    }
+    let mut seen: BTreeMap<u64, &str> = BTreeMap::new();
+    for (o, p) in parts {
+        if let Some(prev) = seen.insert(p.part, o) {
+            return Err(mm(format!(
+                "part {} is given twice ({prev} and {o})",
+                p.part
+            )));
+        }
+    }
+    if parts.len() as u64 != first.parts {
+        let missing: Vec<String> = (1..=first.parts)
+            .filter(|k| !seen.contains_key(k))
+            .map(|k| k.to_string())
+            .collect();
+        return Err(mm(format!(
+            "{} part(s) given, the list is split into {}; missing part(s) {}",
+            parts.len(),
+            first.parts,
+            missing.join(", ")
+        )));
+    }
+    let mut all: BTreeMap<&str, (&PartEntry, u64, &str)> = BTreeMap::new();
+    for (o, p) in parts {
+        for e in &p.entries {
+            if let Some((_, k, prev)) = all.insert(e.path.as_str(), (e, p.part, o)) {
+                return Err(mm(format!(
+                    "{} is in part {k} ({prev}) and part {} ({o}): parts overlap",
+                    e.path, p.part
+                )));
+            }
+        }
+    }
+    let list: Vec<(&str, u64)> = all.iter().map(|(p, (e, _, _))| (*p, e.size)).collect();
+    if list_digest(&list).prefixed() != first.list || list.len() as u64 != first.list_files {
+        return Err(mm(format!(
+            "the parts hold {} files, the list they were split from has {}: a part is missing files (a gap), or holds other files than its list",
+            list.len(),
+            first.list_files
+        )));
+    }
+    let owner = assign(&list, first.parts);
+    for ((path, (_, k, o)), want) in all.iter().zip(&owner) {
+        if k != want {
+            return Err(mm(format!(
+                "{path} is in part {k} ({o}) but belongs to part {want}"
+            )));
+        }
+    }
+    let entries: Vec<Entry> = all
+        .into_values()
+        .map(|(e, _, _)| Entry {
+            path: e.path.clone(),
+            sha256: e.sha256,
+            size: Some(e.size),
+        })
+        .collect();
+    Ok(Manifest::from_entries(entries, "merged parts")?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assignment_is_balanced_and_stable() {
+        let list = [("a", 10), ("b", 9), ("c", 1), ("d", 1), ("e", 0)];
+        let a = assign(&list, 2);
+        assert_eq!(a, assign(&list, 2));
+        let load = |k| {
+            list.iter()
+                .zip(&a)
+                .filter(|(_, o)| **o == k)
+                .map(|(e, _)| e.1)
+                .sum::<u64>()
+        };
+        assert_eq!((load(1), load(2)), (11, 10));
+        assert!(assign(&list, 1).iter().all(|k| *k == 1));
+        assert_eq!(parse_spec("2/8").unwrap(), (2, 8));
+        for bad in ["0/2", "3/2", "x/2", "2", "1/0"] {
+            assert!(parse_spec(bad).is_err(), "{bad}");
+        }
+    }
+}
