@@ -21,6 +21,9 @@
 //!    signed host launch-check reports and the fleet-wide verdict.
 //! 4. [`qualify`]: end-to-end verification of a qualification run: pins,
 //!    engine attestations, count invariants, recomputed metrics.
+//! 5. [`peers`]: results of other benchmark tools (vLLM, SGLang,
+//!    InferenceX rows and receipts) verified in their own formats (uses
+//!    `qualify`'s numpy-exact percentile and claims).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -32,6 +35,7 @@ pub mod digest;
 pub mod fleet;
 pub mod keys;
 pub mod manifest;
+pub mod peers;
 pub mod partition;
 pub mod progress;
 pub mod publication;

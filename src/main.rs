@@ -52,6 +52,11 @@ enum Command {
     Pins(cli::pins::PinsArgs),
     /// Verify a bundle while extracting it; the tree lands only if all holds.
     Unpack(cli::unpack::UnpackArgs),
+    /// Benchmark client results (vLLM, SGLang) recomputed from their
+    /// per-request arrays; InferenceX rows and claims cross-checked.
+    Results(cli::results::ResultsArgs),
+    /// InferenceX source measurement receipts: verify a receipt directory.
+    Receipt(cli::receipt::ReceiptArgs),
     /// The local catalog: recorded seals and verifications, baselines, hash cache.
     Catalog(cli::catalog::CatalogArgs),
 }
@@ -72,6 +77,8 @@ fn main() -> ExitCode {
         Command::Host(a) => cli::host::run_host(a, &ui),
         Command::Fleet(a) => cli::host::run_fleet(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
+        Command::Results(a) => cli::results::run_results(a, &ui),
+        Command::Receipt(a) => cli::receipt::run_receipt(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

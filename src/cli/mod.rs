@@ -9,6 +9,8 @@ pub mod key;
 pub mod manifest;
 pub mod partition;
 pub mod pins;
+pub mod receipt;
+pub mod results;
 pub mod seal;
 pub mod unpack;
 pub mod verify;

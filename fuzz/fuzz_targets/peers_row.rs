@@ -1,0 +1,7 @@
+#![no_main]
+//! cargo-fuzz target: see fuzz/harness_peers.rs (run_row).
+
+#[path = "../harness_peers.rs"]
+mod harness_peers;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness_peers::run_row(data));

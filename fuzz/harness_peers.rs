@@ -1,0 +1,80 @@
+//! Fuzz harness for the peer readers (issue 14): benchmark-client result
+//! files, InferenceX rows and measurement receipts come from anywhere.
+//! Shared by the cargo-fuzz targets `peers_results`, `peers_row` and
+//! `peers_receipt` and by the stable replay test
+//! (tests/peers_fuzz_corpus.rs).
+
+use std::path::Path;
+
+use proofpack::peers::{self, inferencex, receipt, results, Format};
+
+/// A result file: read with a small value limit, then checked. Invariants
+/// beyond "no panic, no hang": reading from memory never fails with an I/O
+/// error, and the report's summary agrees with its checks.
+pub fn run_results(data: &[u8]) {
+    let objs = match results::parse_results_limited(data, Path::new("fuzz.json"), 100_000) {
+        Ok(o) => o,
+        Err(results::ResultsError::Io { .. }) => panic!("reading from memory gave an I/O error"),
+        Err(_) => return,
+    };
+    for fmt in [Format::Auto, Format::Vllm, Format::Sglang] {
+        if let Ok(rc) = peers::check_objects(objs.clone(), fmt, Path::new("fuzz.json")) {
+            let r = &rc.report;
+            let failed = r.checks.iter().filter(|c| c.ok == Some(false)).count();
+            let passed = r.checks.iter().filter(|c| c.ok == Some(true)).count();
+            assert_eq!(r.summary.failed, failed);
+            assert_eq!(r.summary.passed, passed);
+            assert!(r.verdict.is_some());
+            assert_eq!(
+                r.ok,
+                r.verdict
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with("VERIFIED"))
+            );
+        }
+    }
+}
+
+/// A raw file and a row, split at the first 0xFF byte; the byte after it
+/// picks a GPU count.
+pub fn run_row(data: &[u8]) {
+    let (raw, rest) = match data.iter().position(|b| *b == 0xff) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[][..]),
+    };
+    let gpus = rest.first().map(|g| u64::from(*g)).filter(|g| *g > 0);
+    let row = rest.get(1..).unwrap_or(&[]);
+    let Ok(objs) = results::parse_results_limited(raw, Path::new("raw.json"), 100_000) else {
+        return;
+    };
+    if let Ok(m) = inferencex::parse_row(row, &objs[0], "row.json") {
+        let checks = inferencex::check_row(&objs[0], &m, gpus);
+        assert!(checks.iter().any(|c| c.id == "row.gpus"));
+    }
+}
+
+/// A receipt.json (and, after a 0xFF byte, a receipt.sha256). Invariants:
+/// the canonical form is JSON that canonicalises to itself, and the
+/// transport digest holds exactly when the sidecar names the bytes' hash.
+pub fn run_receipt(data: &[u8]) {
+    let (body, sha) = match data.iter().position(|b| *b == 0xff) {
+        Some(i) => (&data[..i], Some(&data[i + 1..])),
+        None => (data, None),
+    };
+    if let Ok(c) = receipt::canonical_bytes(body) {
+        let again = receipt::canonical_bytes(c.as_bytes()).expect("canonical JSON parses");
+        assert_eq!(again, c);
+    }
+    let own = proofpack::digest::Sha256Digest::of_bytes(body).to_hex();
+    for s in [sha, Some(own.as_bytes())] {
+        if let Ok((checks, _)) = receipt::check_receipt_bytes(body, s) {
+            let t = checks
+                .iter()
+                .find(|c| c.id == "receipt.transport_digest")
+                .expect("transport check");
+            if s == Some(own.as_bytes()) {
+                assert_eq!(t.ok, Some(true));
+            }
+        }
+    }
+}

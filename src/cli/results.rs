@@ -1,0 +1,128 @@
+//! `results check`: a vLLM or SGLang result file recomputed from its
+//! per-request arrays, optionally with an InferenceX aggregated row
+//! (`--row`) and proofpack claims (`--claims --point`) cross-checked.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
+use proofpack::peers::{self, claims, inferencex, Format};
+use proofpack::qualify::schema::{Qualification, MAX_SMALL_FILE};
+
+use super::Ui;
+
+/// `proofpack results`
+#[derive(clap::Args, Debug)]
+pub struct ResultsArgs {
+    #[command(subcommand)]
+    pub command: ResultsCommand,
+}
+
+/// `proofpack results ...`
+#[derive(clap::Subcommand, Debug)]
+pub enum ResultsCommand {
+    /// Recompute every summary field of a benchmark client's result file
+    /// from its per-request arrays, by the client's own definitions.
+    Check(CheckArgs),
+}
+
+/// Which client wrote the file.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// From the file's keys, per result object.
+    Auto,
+    /// vLLM `bench serve` / `benchmark_serving.py`.
+    Vllm,
+    /// SGLang `bench_serving` (JSON Lines).
+    Sglang,
+}
+
+/// `proofpack results check`
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The result file (vLLM JSON, SGLang JSON Lines).
+    pub file: PathBuf,
+    /// Which client wrote it.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FormatArg,
+    /// An InferenceX aggregated row (agg_*.json, or an array of rows) to
+    /// recompute from FILE by utils/process_result.py's rules.
+    #[arg(long, value_name = "AGG.json")]
+    pub row: Option<PathBuf>,
+    /// With --row: the GPU count the per-GPU throughputs divide by
+    /// (default: the row's own tp, which the check then does not test).
+    #[arg(long, value_name = "N", requires = "row", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gpus: Option<u64>,
+    /// A proofpack qualification.json whose point's claims are
+    /// cross-checked against FILE (with --point).
+    #[arg(long, value_name = "qualification.json", requires = "point")]
+    pub claims: Option<PathBuf>,
+    /// The point of --claims.
+    #[arg(long, value_name = "NAME", requires = "claims")]
+    pub point: Option<String>,
+    /// Print the report as one JSON object (proofpack/report/v1).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run_results(a: ResultsArgs, ui: &Ui) -> Result<i32> {
+    match a.command {
+        ResultsCommand::Check(a) => check(a, ui),
+    }
+}
+
+fn check(a: CheckArgs, ui: &Ui) -> Result<i32> {
+    let format = match a.format {
+        FormatArg::Auto => Format::Auto,
+        FormatArg::Vllm => Format::Vllm,
+        FormatArg::Sglang => Format::Sglang,
+    };
+    let qualification = match &a.claims {
+        None => None,
+        Some(p) => {
+            let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)
+                .with_context(|| format!("cannot read the qualification {}", p.display()))?;
+            Some(
+                Qualification::parse(&bytes)
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| format!("cannot use {}", p.display()))?,
+            )
+        }
+    };
+    let mut rc =
+        peers::check_results_file(&a.file, format).context("cannot check the result file")?;
+    if (a.row.is_some() || qualification.is_some()) && rc.objects.len() != 1 {
+        bail!(
+            "{}: holds {} results; --row and --claims compare one result (split the file)",
+            a.file.display(),
+            rc.objects.len()
+        );
+    }
+    if let Some(row_path) = &a.row {
+        let row = inferencex::read_row(row_path, &rc.objects[0]).context("cannot use the row")?;
+        let checks = inferencex::check_row(&rc.objects[0], &row, a.gpus);
+        rc.add(checks);
+    }
+    if let (Some(q), Some(name)) = (&qualification, &a.point) {
+        let Some(point) = q.points.iter().find(|p| &p.name == name) else {
+            let names: Vec<&str> = q.points.iter().map(|p| p.name.as_str()).collect();
+            bail!(
+                "the qualification has no point {name:?} (its points: {})",
+                names.join(", ")
+            );
+        };
+        let rec = rc.checked[0].1.recomputed.clone();
+        let checks = claims::cross_check(point, &rc.objects[0], rec.as_ref());
+        rc.add(checks);
+    }
+    let report = &rc.report;
+    if a.json {
+        println!("{}", report.to_json());
+    } else {
+        ui.print_checks(report, "");
+        let v = report.verdict.clone().unwrap_or_default();
+        let line = if report.ok { ui.green(&v) } else { ui.red(&v) };
+        println!("{line}");
+    }
+    Ok(report.exit_code())
+}

@@ -1,0 +1,162 @@
+//! Results of other benchmark tools, verified in their own formats (issue
+//! 14): vLLM `bench serve` and SGLang `bench_serving` result files
+//! recomputed from their per-request arrays ([`vllm`], [`sglang`], shared
+//! reading in [`results`] and recomputation in [`serving`]); InferenceX
+//! aggregated rows recomputed from the raw client file ([`inferencex`]);
+//! InferenceX source measurement receipts ([`receipt`]); and proofpack
+//! claims cross-checked against a peer file ([`claims`]).
+//!
+//! Every definition is the producing tool's own, read in its source and
+//! cited in docs/peers.md; statistics are numpy's, reproduced exactly
+//! ([`numpy`]). Floats are compared with a relative tolerance of 1e-9
+//! ([`serving::REL_TOLERANCE`]), counts exactly. A field that the file
+//! cannot support is `ok: null` with the reason, never a pass.
+
+pub mod claims;
+pub mod inferencex;
+pub mod json;
+pub mod numpy;
+pub mod receipt;
+pub mod receipt_points;
+pub mod results;
+pub mod serving;
+pub mod sglang;
+pub mod vllm;
+
+use std::path::Path;
+
+use crate::report::Report;
+use results::{ResultObject, ResultsError};
+use serving::{Checked, ToolDef};
+
+/// Which client wrote a result file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Detected per result object from its keys.
+    Auto,
+    /// vLLM `bench serve` / `benchmark_serving.py`.
+    Vllm,
+    /// SGLang `bench_serving`.
+    Sglang,
+}
+
+/// A result file, read and checked.
+#[derive(Debug)]
+pub struct ResultsCheck {
+    /// The report (`result.<field>` checks; `result[<n>].<field>` when the
+    /// file holds several results).
+    pub report: Report,
+    /// The objects as read.
+    pub objects: Vec<ResultObject>,
+    /// Per object, the definitions used and what was recomputed.
+    pub checked: Vec<(&'static ToolDef, Checked)>,
+}
+
+/// The id prefix of result object `i` (0-based) of `n`.
+pub fn prefix(i: usize, n: usize) -> String {
+    if n == 1 {
+        "result".to_string()
+    } else {
+        format!("result[{}]", i + 1)
+    }
+}
+
+/// Checks the result objects of a file already read; `target` names it.
+pub fn check_objects(
+    objects: Vec<ResultObject>,
+    format: Format,
+    path: &Path,
+) -> Result<ResultsCheck, ResultsError> {
+    let mut report = Report::new(path.display().to_string());
+    let mut checked = Vec::new();
+    let n = objects.len();
+    for (i, obj) in objects.iter().enumerate() {
+        let detected = serving::detect(obj);
+        let def: &'static ToolDef = match (format, detected) {
+            (_, None) => {
+                return Err(ResultsError::Format {
+                    path: path.to_path_buf(),
+                    index: i + 1,
+                    why: "not a vLLM or SGLang benchmark result (no completed or duration field)"
+                        .into(),
+                })
+            }
+            (Format::Auto, Some(d)) => d,
+            (Format::Vllm, Some(_)) => &vllm::VLLM,
+            (Format::Sglang, Some(_)) => &sglang::SGLANG,
+        };
+        let c = serving::check_object(obj, def, &prefix(i, n));
+        for ch in &c.checks {
+            report.push(ch.clone());
+        }
+        checked.push((def, c));
+    }
+    let mut rc = ResultsCheck {
+        report,
+        objects,
+        checked,
+    };
+    rc.conclude();
+    Ok(rc)
+}
+
+impl ResultsCheck {
+    /// Sets the report's verdict line from its checks (call again after
+    /// adding row or claims checks).
+    pub fn conclude(&mut self) {
+        let n = self.objects.len();
+        let summary_only = self.checked.iter().all(|(_, c)| c.summary_only);
+        let tools: Vec<&str> = {
+            let mut t: Vec<&str> = self.checked.iter().map(|(d, _)| d.name).collect();
+            t.dedup();
+            t
+        };
+        let s = self.report.summary;
+        let what = format!(
+        "{} result{} of {}; {} fields recomputed and compared (floats with relative tolerance 1e-9, counts exactly), {} not recomputable from the file",
+        n,
+        if n == 1 { "" } else { "s" },
+        tools.join(", "),
+        s.passed + s.failed,
+        s.skipped
+    );
+        self.report.verdict = Some(if s.passed == 0 && s.failed == 0 {
+            self.report.ok = false;
+            format!("FAILED: nothing could be compared; {what}")
+        } else if !self.report.ok {
+            let failed: Vec<&str> = self
+                .report
+                .failures()
+                .take(12)
+                .map(|c| c.id.as_str())
+                .collect();
+            format!(
+                "FAILED: {} of {} checks ({}{}); {what}",
+                s.failed,
+                s.passed + s.failed,
+                failed.join(", "),
+                if s.failed > 12 { ", ..." } else { "" }
+            )
+        } else if summary_only {
+            format!(
+            "VERIFIED (summary only: no per-request arrays, internal consistency checked): {what}"
+        )
+        } else {
+            format!("VERIFIED: {what}")
+        });
+    }
+
+    /// Adds checks (row or claims cross-checks) and restates the verdict.
+    pub fn add(&mut self, checks: Vec<crate::report::Check>) {
+        for c in checks {
+            self.report.push(c);
+        }
+        self.conclude();
+    }
+}
+
+/// Reads and checks a result file.
+pub fn check_results_file(path: &Path, format: Format) -> Result<ResultsCheck, ResultsError> {
+    let objects = results::read_results(path)?;
+    check_objects(objects, format, path)
+}
