@@ -336,8 +336,8 @@ fn a_gigabyte_of_zeros_verifies() {
     let p = d.path().join("zeros.tgz");
     fs::write(&p, zeros_bundle(0, 1 << 30)).unwrap();
     assert!(fs::metadata(&p).unwrap().len() < 2 << 20);
-    // The library's default ratio (the CLI default is set in src/cli).
-    let m = verify_bounded(&p, &["--max-ratio", "100"], 256);
+    // The CLI's defaults: DEFAULT_MAX_RATIO.
+    let m = verify_bounded(&p, &[], 256);
     assert_eq!(m.code, Some(0), "{:#}\n{}", m.report, m.stderr);
     m.assert_bounded(64, 60.0);
 }
@@ -350,7 +350,8 @@ fn a_bomb_of_zeros_after_random_data_is_stopped() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("bomb.tgz");
     fs::write(&p, zeros_bundle(1 << 20, 4 << 30)).unwrap();
-    let m = verify_bounded(&p, &["--max-ratio", "100"], 256);
+    // With the CLI's defaults.
+    let m = verify_bounded(&p, &[], 256);
     m.assert_failed("bundle.limit:ratio", "a decompression bomb");
     let detail = m.check("bundle.limit:ratio")["detail"]
         .as_str()

@@ -46,8 +46,10 @@ pub struct LimitArgs {
     /// Largest PAX header or GNU long-name record.
     #[arg(long, value_name = "BYTES", default_value = "1MiB", value_parser = parse_bytes)]
     pub max_pax_record_bytes: u64,
-    /// Highest decompressed-to-compressed ratio (checked once past 1 MiB).
-    #[arg(long, value_name = "N", default_value_t = 1000)]
+    /// Decompression bound: in any stretch of the stream, output may be at
+    /// most 2 GiB plus this many times the compressed input (v1.1; honest
+    /// evidence compresses 2:1 to 30:1, a bomb of zeros 1000:1).
+    #[arg(long, value_name = "N", default_value_t = proofpack::bundle::DEFAULT_MAX_RATIO)]
     pub max_ratio: u64,
 }
 
