@@ -12,6 +12,7 @@ data. Facts from those sources, not their code: see docs/peers.md.
                                                     print the fields that change
     python peers_reference.py stats                 numpy statistics of JSON arrays on stdin
     python peers_reference.py recompute FILE        recompute a vLLM file's fields (benchmark)
+    python peers_reference.py bench-gen FILE N LEN  a vLLM file of N requests of LEN tokens
     python peers_reference.py receipt-fix DIR       restate member sizes/digests, receipt_id
                                                     and receipt.sha256 after an edit
 """
@@ -195,11 +196,36 @@ def gen(outdir, seed, n):
     raw = summary_only(new)
     with open(os.path.join(outdir, "raw.json"), "w") as f:
         json.dump(raw, f)
-    if raw.get("mean_tpot_ms", 0) > 0:
-        with open(os.path.join(outdir, "agg-new.json"), "w") as f:
-            json.dump(agg_row(raw, 8, True), f, indent=2)
+    with open(os.path.join(outdir, "agg-new.json"), "w") as f:
+        json.dump(agg_row(raw, 8, True), f, indent=2)
+    # The older rule divides by the TPOT itself (a zero TPOT crashed it).
+    if all(v != 0 for k, v in raw.items() if "tpot" in k):
         with open(os.path.join(outdir, "agg-old.json"), "w") as f:
             json.dump(agg_row(raw, 8, False), f, indent=2)
+
+
+def bench_gen(path, n, out_len, seed=7):
+    """A vllm bench serve file of n requests with out_len tokens each
+    (scripts/bench-peers.sh): numpy draws the times, vllm_result computes
+    the fields."""
+    g = np.random.default_rng(seed)
+    ttft = g.lognormal(-2.0, 0.8, n)
+    itl = g.lognormal(-4.0, 0.5, (n, max(out_len - 1, 0)))
+    start = np.cumsum(g.exponential(0.001, n))
+    fail = g.random(n) < 0.01
+    outs = []
+    for i in range(n):
+        if fail[i]:
+            outs.append(dict(success=False, prompt_len=1024, output_len=0, ttft=0.0, itl=[],
+                             latency=0.0, start=float(start[i]), error="timeout"))
+        else:
+            gaps = itl[i].tolist()
+            t = float(ttft[i])
+            outs.append(dict(success=True, prompt_len=1024, output_len=out_len, ttft=t, itl=gaps,
+                             latency=t + sum(gaps) + 1e-4, start=float(start[i]), error=""))
+    r = vllm_result(outs, float(start[-1] + 5.0), "new")
+    with open(path, "w") as f:
+        json.dump(r, f)
 
 
 def recompute_fields(r, style):
@@ -217,8 +243,13 @@ def tamper(src, dst, index, delta):
     style = "new" if "latencies" in r else "old"
     r["ttfts"][index] += delta
     again = recompute_fields(r, style)
+    # Affected: changed by more than the stated tolerance (relative 1e-9).
+    # Without latencies (the older layout) TPOT cannot be recomputed, so
+    # changing a TTFT changes no TPOT field a verifier can check.
     changed = sorted(k for k, v in again.items()
-                     if k in r and isinstance(v, float) and not isinstance(r[k], list) and v != r[k])
+                     if k in r and isinstance(v, float) and not isinstance(r[k], list)
+                     and abs(v - r[k]) > 1e-9 * max(abs(v), abs(r[k]))
+                     and (style == "new" or "tpot" not in k))
     json.dump(r, open(dst, "w"))
     print(json.dumps(changed))
 
@@ -263,6 +294,8 @@ def main():
                and not isinstance(r[k], list) and abs(v - r[k]) > 1e-9 * max(abs(v), abs(r[k]))]
         t2 = time.perf_counter()
         print(json.dumps({"load_s": t1 - t0, "recompute_s": t2 - t1, "mismatched": bad}))
+    elif cmd == "bench-gen":
+        bench_gen(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "receipt-fix":
         receipt_fix(sys.argv[2])
     else:

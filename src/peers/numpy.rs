@@ -3,9 +3,11 @@
 //! Python list of floats is reproduced to the last bit (checked against
 //! numpy itself in tests/peers_numpy.rs).
 //!
-//! - `np.add.reduce` over a contiguous float64 array takes the first element
-//!   and adds numpy's pairwise sum of the rest (blocks of 8 accumulators up
-//!   to 128 elements, halves on multiples of 8 above that).
+//! - `np.add.reduce` over a contiguous float64 array is numpy's pairwise sum
+//!   of all its elements (fewer than 8 added in order from 0; up to 128 in 8
+//!   interleaved accumulators combined as `((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))`
+//!   and the rest added in order; above 128 the two halves, split on a
+//!   multiple of 8, summed separately and added).
 //! - `np.mean(a)` is that sum divided by `len(a)`.
 //! - `np.std(a)` (population, `ddof=0`) is
 //!   `sqrt(sum((a - mean)**2) / len(a))` with the same sums.
@@ -53,12 +55,10 @@ fn pairwise(a: &[f64]) -> f64 {
     }
 }
 
-/// `np.sum(a)` of a float64 array (0.0 when empty).
+/// `np.sum(a)` of a float64 array (0.0 when empty): the pairwise sum of
+/// all elements from the identity 0.
 pub fn sum(a: &[f64]) -> f64 {
-    match a.split_first() {
-        None => 0.0,
-        Some((first, rest)) => *first + pairwise(rest),
-    }
+    pairwise(a)
 }
 
 /// `np.mean(a or 0)`.
