@@ -13,7 +13,9 @@
 //!    one tree hashed in parts on many machines, and merged; [`keys`]:
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
-//!    its neighbour in this layer).
+//!    its neighbour in this layer); [`safetensors`]: shard headers and the
+//!    shard index, checked from the headers alone (`manifest` uses it for
+//!    header digests and the launch check's structure step).
 //! 3. [`bundle`]: sealed, deterministic tar.gz bundles and their streaming
 //!    verification (signed seals through [`attest`]); [`catalog`]: the
 //!    local SQLite ledger of seals and verifications, named baseline
@@ -41,6 +43,7 @@ pub mod progress;
 pub mod publication;
 pub mod qualify;
 pub mod report;
+pub mod safetensors;
 pub mod strictjson;
 pub mod timefmt;
 

@@ -48,6 +48,8 @@ enum Command {
     Host(cli::host::HostArgs),
     /// The fleet-wide verdict over host reports: `fleet verify`.
     Fleet(cli::host::FleetArgs),
+    /// safetensors shards and their index, checked from the headers alone.
+    Shards(cli::shards::ShardsArgs),
     /// Pins from a published write-up: `pins from-publication WRITEUP.md`.
     Pins(cli::pins::PinsArgs),
     /// Verify a bundle while extracting it; the tree lands only if all holds.
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cli::verify::run_verify(a, &ui),
         Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
         Command::Pins(a) => cli::pins::run_pins(a, &ui),
+        Command::Shards(a) => cli::shards::run(a, &ui),
         Command::Host(a) => cli::host::run_host(a, &ui),
         Command::Fleet(a) => cli::host::run_fleet(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),

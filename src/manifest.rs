@@ -241,10 +241,23 @@ fn sha256sum_prefix(line: &[u8]) -> Option<(bool, &[u8], &[u8])> {
 }
 
 /// A manifest: entries sorted by the UTF-8 bytes of their paths, each path once.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// v1.1: a manifest may also carry the header digest of its safetensors
+/// entries ([`Manifest::header_sha256`]); like sizes, it is outside the
+/// canonical text, so it changes neither the digest nor equality.
+#[derive(Debug, Clone, Default)]
 pub struct Manifest {
     entries: Vec<Entry>,
+    headers: BTreeMap<String, Sha256Digest>,
 }
+
+impl PartialEq for Manifest {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
+impl Eq for Manifest {}
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -262,6 +275,9 @@ struct RecordEntryJson {
     path: String,
     size: u64,
     sha256: String,
+    /// v1.1: SHA-256 of a safetensors entry's first 8 + N bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    header_sha256: Option<String>,
 }
 
 impl Manifest {
@@ -282,7 +298,55 @@ impl Manifest {
                 path: w[0].path.clone(),
             });
         }
-        Ok(Manifest { entries })
+        Ok(Manifest {
+            entries,
+            headers: BTreeMap::new(),
+        })
+    }
+
+    /// v1.1: the pinned SHA-256 of a safetensors entry's header (its first
+    /// 8 + N bytes), when the manifest carries one.
+    pub fn header_sha256(&self, path: &str) -> Option<Sha256Digest> {
+        self.headers.get(path).copied()
+    }
+
+    /// v1.1: records the header digest of the entry at `path`, which must be
+    /// an entry of the manifest and a safetensors shard (`*.safetensors`).
+    pub fn set_header_sha256(
+        &mut self,
+        path: &str,
+        digest: Sha256Digest,
+        origin: &str,
+    ) -> Result<(), ManifestError> {
+        let rerr = |reason: String| ManifestError::Record {
+            origin: origin.to_string(),
+            reason,
+        };
+        if self.get(path).is_none() {
+            return Err(rerr(format!(
+                "header_sha256 for {path:?}, which is not an entry"
+            )));
+        }
+        if !crate::safetensors::is_shard_path(path) {
+            return Err(rerr(format!(
+                "header_sha256 on {path:?}: only safetensors shards (*.safetensors) carry a header digest"
+            )));
+        }
+        self.headers.insert(path.to_string(), digest);
+        Ok(())
+    }
+
+    /// The safetensors entries (`*.safetensors`), each with its pinned
+    /// header digest if any: what [`structure_check`] checks.
+    pub fn shard_specs(&self) -> Vec<crate::safetensors::ShardSpec> {
+        self.entries
+            .iter()
+            .filter(|e| crate::safetensors::is_shard_path(&e.path))
+            .map(|e| crate::safetensors::ShardSpec {
+                path: e.path.clone(),
+                header_sha256: self.header_sha256(&e.path),
+            })
+            .collect()
     }
 
     /// The entries, sorted.
@@ -372,11 +436,15 @@ impl Manifest {
             s.push_str(if i == 0 { "\n  " } else { ",\n  " });
             let _ = write!(
                 s,
-                "{{\"path\": {}, \"size\": {}, \"sha256\": \"{}\"}}",
+                "{{\"path\": {}, \"size\": {}, \"sha256\": \"{}\"",
                 serde_json::to_string(&e.path).expect("string serialises"),
                 e.size.unwrap_or(0),
                 e.sha256.to_hex()
             );
+            if let Some(h) = self.headers.get(&e.path) {
+                let _ = write!(s, ", \"header_sha256\": \"{}\"", h.to_hex());
+            }
+            s.push('}');
         }
         s.push_str(if self.entries.is_empty() {
             "]}\n"
@@ -530,18 +598,28 @@ impl Manifest {
             )));
         }
         let mut entries = Vec::with_capacity(rec.entries.len());
+        let mut headers = Vec::new();
         for (i, e) in rec.entries.into_iter().enumerate() {
             validate_path(&e.path)
                 .map_err(|r| rerr(format!("entries[{i}]: path {:?}: {r}", e.path)))?;
             let sha256 = Sha256Digest::parse_hex(&e.sha256)
                 .map_err(|x| rerr(format!("entries[{i}] ({:?}): {x}", e.path)))?;
+            if let Some(h) = &e.header_sha256 {
+                let h = Sha256Digest::parse_hex(h).map_err(|x| {
+                    rerr(format!("entries[{i}] ({:?}): header_sha256: {x}", e.path))
+                })?;
+                headers.push((e.path.clone(), h));
+            }
             entries.push(Entry {
                 path: e.path,
                 size: Some(e.size),
                 sha256,
             });
         }
-        let m = Self::from_entries(entries, origin)?;
+        let mut m = Self::from_entries(entries, origin)?;
+        for (p, h) in headers {
+            m.set_header_sha256(&p, h, origin)?;
+        }
         let digest =
             Sha256Digest::parse_prefixed(&rec.digest).map_err(|e| rerr(format!("digest: {e}")))?;
         if digest != m.digest() {
@@ -1054,7 +1132,65 @@ pub fn build(
 ) -> Result<Manifest, ManifestError> {
     let files = scan(root, &opts.excludes)?;
     let entries = hash_files(&files, opts, progress)?;
-    Manifest::from_entries(entries, &root.display().to_string())
+    let origin = root.display().to_string();
+    let mut m = Manifest::from_entries(entries, &origin)?;
+    // v1.1: the header digest of every safetensors shard (its first 8 + N
+    // bytes, read again after hashing: a few megabytes for a checkpoint).
+    let shards: Vec<&FoundFile> = files
+        .iter()
+        .filter(|f| crate::safetensors::is_shard_path(&f.rel))
+        .collect();
+    let digests = with_threads(opts.threads, || {
+        shards
+            .par_iter()
+            .map(|f| (f, crate::safetensors::header_digest(&f.abs)))
+            .collect::<Vec<_>>()
+    })?;
+    for (f, d) in digests {
+        match d {
+            Ok(Some(d)) => m.set_header_sha256(&f.rel, d, &origin)?,
+            // No readable header: the entry carries no header digest, and
+            // the structural check names what is wrong with the shard.
+            Ok(None) => {}
+            Err(crate::safetensors::SafetensorsError::Io { path, source }) => {
+                return Err(ManifestError::Io { path, source })
+            }
+            Err(e) => {
+                return Err(ManifestError::Io {
+                    path: f.abs.clone(),
+                    source: io::Error::other(e.to_string()),
+                })
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// v1.1: the structural check of the launch check (`check --sizes-only`,
+/// and a host's launch check): every safetensors entry of `manifest`
+/// present under `root` as a file is checked from its header, and against
+/// its pinned header digest (checks `shard.<rule>:<path>`, see
+/// [`crate::safetensors::RULES`]). Entries missing on disk are left to the
+/// closed-world check, which reports them.
+pub fn structure_check(root: &Path, manifest: &Manifest) -> Report {
+    let present: Vec<crate::safetensors::ShardSpec> = manifest
+        .shard_specs()
+        .into_iter()
+        .filter(|s| {
+            let abs = if root.is_file() {
+                root.to_path_buf()
+            } else {
+                root.join(&s.path)
+            };
+            fs::metadata(abs).is_ok_and(|m| m.is_file())
+        })
+        .collect();
+    if root.is_file() {
+        // A single-file root is listed under its own name.
+        let parent = root.parent().unwrap_or(Path::new(""));
+        return crate::safetensors::check_files(parent, &present);
+    }
+    crate::safetensors::check_files(root, &present)
 }
 
 /// Options for [`check`].
@@ -1377,6 +1513,56 @@ mod tests {
         assert!(Manifest::parse(bad_files.as_bytes(), None, "t").is_err());
         let extra = j.replacen('{', "{\"extra\": 1, ", 1);
         assert!(Manifest::parse(extra.as_bytes(), None, "t").is_err());
+    }
+
+    #[test]
+    fn header_digests_ride_along_in_the_json_record_only() {
+        let mut m = Manifest::from_entries(
+            vec![e("model-00001.safetensors", b"1"), e("config.json", b"2")],
+            "t",
+        )
+        .unwrap();
+        let plain = m.clone();
+        let h = Sha256Digest::of_bytes(b"header");
+        m.set_header_sha256("model-00001.safetensors", h, "t")
+            .unwrap();
+        assert!(m.set_header_sha256("config.json", h, "t").is_err());
+        assert!(m.set_header_sha256("absent.safetensors", h, "t").is_err());
+        assert_eq!(m, plain, "equality is the file set's");
+        assert_eq!(m.digest(), plain.digest());
+        assert_eq!(m.canonical_text(), plain.canonical_text());
+        let j = m.to_json_record().unwrap();
+        assert!(j.contains(&format!("\"header_sha256\": \"{}\"", h.to_hex())));
+        let (back, _) = Manifest::parse(j.as_bytes(), None, "t").unwrap();
+        assert_eq!(back.header_sha256("model-00001.safetensors"), Some(h));
+        assert_eq!(back.header_sha256("config.json"), None);
+        let specs = back.shard_specs();
+        assert_eq!(specs.len(), 1);
+        assert_eq!(specs[0].header_sha256, Some(h));
+        let upper = j.replace(&h.to_hex(), &h.to_hex().to_uppercase());
+        assert_eq!(
+            Manifest::parse(upper.as_bytes(), None, "t")
+                .unwrap()
+                .0
+                .header_sha256("model-00001.safetensors"),
+            Some(h)
+        );
+        let bad = j.replace(&h.to_hex(), "abc");
+        assert!(Manifest::parse(bad.as_bytes(), None, "t").is_err());
+        let misplaced = plain.to_json_record().unwrap().replace(
+            &format!(
+                "\"sha256\": \"{}\"}}",
+                Sha256Digest::of_bytes(b"2").to_hex()
+            ),
+            &format!(
+                "\"sha256\": \"{}\", \"header_sha256\": \"{}\"}}",
+                Sha256Digest::of_bytes(b"2").to_hex(),
+                h.to_hex()
+            ),
+        );
+        assert!(misplaced.contains("header_sha256"));
+        let err = Manifest::parse(misplaced.as_bytes(), None, "t").unwrap_err();
+        assert!(err.to_string().contains("only safetensors shards"), "{err}");
     }
 
     #[test]

@@ -173,9 +173,15 @@ pub struct CheckArgs {
     /// Override format detection of --manifest.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub manifest_format: Option<FormatArg>,
-    /// Check presence and sizes only, reading no file contents (needs a JSON record).
+    /// Check presence and sizes only, reading no file contents (needs a JSON
+    /// record); every safetensors shard's header is still read and checked
+    /// (structure, and the header digest the record pins), unless
+    /// --no-structure.
     #[arg(long)]
     pub sizes_only: bool,
+    /// With --sizes-only: do not read and check the safetensors headers.
+    #[arg(long, requires = "sizes_only")]
+    pub no_structure: bool,
     /// Rehash every file instead of trusting the hash cache (the cache is
     /// still refreshed unless --no-cache).
     #[arg(long, conflicts_with = "sizes_only")]
@@ -364,25 +370,53 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     let checked = manifest::check(&a.path, &m, &origin, &opts, &progress);
     drop(opts);
     finish_cache(ui, session, None);
-    let report = checked?;
+    let mut report = checked?;
+    // v1.1: the launch check reads every shard's header (structure, pinned
+    // header digest); the data stays unread.
+    let shards = if a.sizes_only && !a.no_structure {
+        let structure = manifest::structure_check(&a.path, &m);
+        let n = structure
+            .checks
+            .iter()
+            .filter(|c| c.id.starts_with("shard.read:"))
+            .count();
+        report.extend(structure);
+        Some(n)
+    } else {
+        None
+    };
     if a.json {
         println!("{}", report.to_json());
     } else {
         ui.print_checks(&report, "file:");
     }
-    let s = report.summary;
+    let files = report.checks.iter().filter(|c| c.id.starts_with("file:"));
+    let (files_ok, files_all) = files.fold((0, 0), |(ok, all), c| {
+        (ok + usize::from(c.ok == Some(true)), all + 1)
+    });
     let secs = t.elapsed().as_secs_f64();
-    let what = if a.sizes_only { "sizes" } else { "contents" };
+    let what = match shards {
+        Some(n) => format!("sizes and the headers of {n} safetensors shards"),
+        None if a.sizes_only => "sizes".to_string(),
+        None => "contents".to_string(),
+    };
     if report.ok {
         ui.note(&format!(
-            "check: OK, {} files match {origin} ({what}, {secs:.2} s)",
-            s.passed
+            "check: OK, {files_ok} files match {origin} ({what}, {secs:.2} s)"
         ));
     } else {
+        let shard_failed = report
+            .failures()
+            .filter(|c| c.id.starts_with("shard."))
+            .count();
+        let shard_note = if shard_failed > 0 {
+            format!(", {shard_failed} shard checks failed")
+        } else {
+            String::new()
+        };
         ui.note(&format!(
-            "check: FAILED, {} of {} paths differ from {origin} ({what}, {secs:.2} s)",
-            s.failed,
-            s.failed + s.passed
+            "check: FAILED, {} of {files_all} paths differ from {origin}{shard_note} ({what}, {secs:.2} s)",
+            files_all - files_ok
         ));
     }
     Ok(report.exit_code())

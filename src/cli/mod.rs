@@ -12,6 +12,7 @@ pub mod pins;
 pub mod receipt;
 pub mod results;
 pub mod seal;
+pub mod shards;
 pub mod unpack;
 pub mod verify;
 
