@@ -23,13 +23,15 @@ echo "file: $file, $(stat -c %s "$file") bytes, $n requests"
 "$py" -c 'import numpy, sys; print("numpy", numpy.__version__, "python", sys.version.split()[0])'
 "$bin" --version
 best() { # best of 3: prints "seconds peak_kib"
-  local b="" m=""
+  local b="" m="" t
+  t=$(mktemp)
   for _ in 1 2 3; do
-    local out
-    out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
-    local s=${out% *} k=${out#* }
+    /usr/bin/time -f "%e %M" -o "$t" "$@" >/dev/null 2>&1
+    local s k
+    read -r s k < "$t"
     if [[ -z "$b" ]] || awk -v a="$s" -v b="$b" 'BEGIN{exit !(a<b)}'; then b=$s; m=$k; fi
   done
+  rm -f "$t"
   echo "$b $m"
 }
 # Both must agree with the file before timing counts.

@@ -176,7 +176,8 @@ fn committed_generated_files_verify_and_summary_only_says_so() {
             .contains("latencies) were not saved"),
         "{tpot}"
     );
-    // --format sglang on a vLLM file: the SGLang definitions, still recomputed.
+    // --format vllm forced on an SGLang file: its fields are read by the vLLM
+    // definitions (the same formulas for the fields both write).
     let p = Path::new(GEN).join("sglang-bench-serving.jsonl");
     let (code, out, _) = run(&[
         "results",
