@@ -481,3 +481,31 @@ fn a_bad_index_is_an_unusable_argument() {
         .assert()
         .code(2);
 }
+
+/// A shard the manifest lists that is a FIFO on disk fails `shard.read`;
+/// proofpack does not open it (which would wait for a writer).
+#[test]
+fn a_listed_shard_that_is_a_fifo_fails_read_without_blocking() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("model");
+    fs::create_dir(&root).unwrap();
+    py(
+        r#"save_file({"w": np.ones((2,), dtype=np.float32)}, sys.argv[1])"#,
+        &[root.join("model.safetensors").to_str().unwrap()],
+    );
+    let m = d.path().join("weights.json");
+    json_manifest(&root, &m);
+    fs::remove_file(root.join("model.safetensors")).unwrap();
+    let st = std::process::Command::new("mkfifo")
+        .arg(root.join("model.safetensors"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let (code, v) = shards_check(&root, &["--manifest", m.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(ids(&v), ["shard.read:model.safetensors"]);
+    assert!(check(&v, "shard.read:model.safetensors")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("not a regular file"));
+}

@@ -16,6 +16,7 @@
 
 pub mod header;
 pub mod index;
+pub mod reference;
 mod shard;
 
 use std::fs;
@@ -98,14 +99,24 @@ impl ShardSpec {
 /// that cannot be opened fails `shard.read` (the other rules are then not
 /// checkable).
 pub fn inspect_file(abs: &Path, path: &str, expected: Option<Sha256Digest>) -> Inspected {
-    let opened = fs::File::open(abs).and_then(|f| {
-        let m = f.metadata()?;
-        if m.is_file() {
-            Ok((f, m.len()))
-        } else {
-            Err(io::Error::other("not a regular file"))
-        }
-    });
+    // stat first: opening a FIFO would wait for a writer.
+    let opened = fs::metadata(abs)
+        .and_then(|m| {
+            if m.is_file() {
+                Ok(())
+            } else {
+                Err(io::Error::other("not a regular file"))
+            }
+        })
+        .and_then(|()| fs::File::open(abs))
+        .and_then(|f| {
+            let m = f.metadata()?;
+            if m.is_file() {
+                Ok((f, m.len()))
+            } else {
+                Err(io::Error::other("not a regular file"))
+            }
+        });
     match opened {
         Ok((mut f, size)) => shard::inspect(path, size, &mut f, expected),
         Err(e) => {
