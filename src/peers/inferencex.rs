@@ -29,13 +29,14 @@ use crate::report::Check;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RowError {
-    /// The row file could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Io {
+    /// The row file could not be read (missing, unreadable, over
+    /// [`MAX_ROW_FILE`]).
+    #[error("{path}: cannot read: {message}")]
+    Read {
         /// The file.
         path: String,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause, as the reader states it.
+        message: String,
     },
     /// Not JSON, or a repeated key.
     #[error("{path}: not a JSON row: {message}")]
@@ -118,7 +119,7 @@ pub fn read_row(
     raw: &ResultObject,
 ) -> Result<Map<String, Value>, RowError> {
     let name = path.display().to_string();
-    let bytes = crate::manifest::read_capped(path, MAX_ROW_FILE).map_err(|e| RowError::Json {
+    let bytes = crate::manifest::read_capped(path, MAX_ROW_FILE).map_err(|e| RowError::Read {
         path: name.clone(),
         message: e.to_string(),
     })?;

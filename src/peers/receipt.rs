@@ -25,13 +25,14 @@ pub const MAX_ENTRIES: usize = 100_000;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReceiptError {
-    /// A file could not be read.
-    #[error("{}: cannot read: {source}", path.display())]
-    Io {
+    /// `receipt.json` or `receipt.sha256` could not be read (unreadable, or
+    /// over its size limit).
+    #[error("{}: cannot read: {message}", path.display())]
+    Read {
         /// The file.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause, as the reader states it.
+        message: String,
     },
     /// `receipt.json` is not JSON (or repeats a key, or is too large).
     #[error("{}: not a JSON receipt: {message}", path.display())]
@@ -534,7 +535,7 @@ pub fn verify_receipt_dir(dir: &Path) -> Result<Report, ReceiptError> {
         });
     }
     let bytes =
-        crate::manifest::read_capped(&rpath, MAX_RECEIPT).map_err(|e| ReceiptError::Json {
+        crate::manifest::read_capped(&rpath, MAX_RECEIPT).map_err(|e| ReceiptError::Read {
             path: rpath.clone(),
             message: e.to_string(),
         })?;
@@ -542,7 +543,7 @@ pub fn verify_receipt_dir(dir: &Path) -> Result<Report, ReceiptError> {
     let sha = match std::fs::symlink_metadata(&spath) {
         Ok(m) if m.is_file() => {
             Some(
-                crate::manifest::read_capped(&spath, 4096).map_err(|e| ReceiptError::Json {
+                crate::manifest::read_capped(&spath, 4096).map_err(|e| ReceiptError::Read {
                     path: spath.clone(),
                     message: e.to_string(),
                 })?,
