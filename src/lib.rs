@@ -10,7 +10,8 @@
 //!    and the repeated-key check for every JSON proofpack trusts.
 //! 2. [`manifest`]: content-addressed manifests of file sets;
 //!    [`publication`]: a published write-up's tables, read; [`partition`]:
-//!    one tree hashed in parts on many machines, and merged; [`keys`]:
+//!    one tree hashed in parts on many machines, and merged; [`html`]: the
+//!    report as one self-contained page, drawn from the JSON report; [`keys`]:
 //!    Ed25519 keys, key ids, the trust file and the one strict signature
 //!    check; [`attest`]: DSSE envelopes and in-toto Statements (uses `keys`,
 //!    its neighbour in this layer); [`safetensors`]: shard headers and the
@@ -35,6 +36,7 @@ pub mod bundle;
 pub mod catalog;
 pub mod digest;
 pub mod fleet;
+pub mod html;
 pub mod keys;
 pub mod manifest;
 pub mod peers;

@@ -50,6 +50,12 @@ enum Command {
     Fleet(cli::host::FleetArgs),
     /// safetensors shards and their index, checked from the headers alone.
     Shards(cli::shards::ShardsArgs),
+    /// Shell completions (bash, zsh, fish), generated from these definitions.
+    Completions(cli::docs::CompletionsArgs),
+    /// Man pages (proofpack.1 and one per verb), generated from these definitions.
+    Man(cli::docs::ManArgs),
+    /// Render a saved JSON report as the self-contained HTML page.
+    Report(cli::report::ReportArgs),
     /// Pins from a published write-up: `pins from-publication WRITEUP.md`.
     Pins(cli::pins::PinsArgs),
     /// Verify a bundle while extracting it; the tree lands only if all holds.
@@ -78,6 +84,9 @@ fn main() -> ExitCode {
         Command::Pins(a) => cli::pins::run_pins(a, &ui),
         Command::Shards(a) => cli::shards::run(a, &ui),
         Command::Host(a) => cli::host::run_host(a, &ui),
+        Command::Report(a) => cli::report::run_report(a, &ui),
+        Command::Completions(a) => cli::docs::completions(a, <Cli as clap::CommandFactory>::command()),
+        Command::Man(a) => cli::docs::man(a, <Cli as clap::CommandFactory>::command(), &ui),
         Command::Fleet(a) => cli::host::run_fleet(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
         Command::Results(a) => cli::results::run_results(a, &ui),

@@ -133,6 +133,20 @@ pub struct Report {
     /// v1.1: the verdict line, where the verb states one (`verify`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
+    /// v1.1: what was verified with what (tool, time, digests, seal, trust,
+    /// publication), for the HTML page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Value>,
+    /// v1.1: the recomputed measured-points table (headers and cells).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<Value>,
+    /// v1.1: the published inputs (the write-up's rows, or the pins), each
+    /// with the ids and outcomes of its checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<Value>,
+    /// v1.1: per point, the latency series for plots (downsampled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plots: Option<Value>,
 }
 
 impl Report {
@@ -145,6 +159,10 @@ impl Report {
             checks: Vec::new(),
             summary: Summary::default(),
             verdict: None,
+            context: None,
+            table: None,
+            published: None,
+            plots: None,
         }
     }
 
@@ -187,6 +205,29 @@ impl Report {
             EXIT_OK
         } else {
             EXIT_FAILED
+        }
+    }
+
+    /// The area a check belongs to, for grouping a checklist: `point NAME`
+    /// for `point:NAME.*` (`points` are the declared point names, which may
+    /// contain '.'), else a word for the id's head (`bundle`, `pins`,
+    /// `engine attestations`, ...).
+    pub fn area(id: &str, points: &[&str]) -> String {
+        if let Some(rest) = id.strip_prefix("point:") {
+            let name = points
+                .iter()
+                .filter(|n| rest.strip_prefix(**n).is_some_and(|r| r.starts_with('.')))
+                .max_by_key(|n| n.len())
+                .copied()
+                .unwrap_or_else(|| rest.split('.').next().unwrap_or(rest));
+            return format!("point {name}");
+        }
+        let head = id.split([':', '.']).next().unwrap_or(id);
+        match head {
+            "pin" => "pins".into(),
+            "attestation" | "attestations" => "engine attestations".into(),
+            "host" | "hosts" => "host launch checks".into(),
+            other => other.into(),
         }
     }
 

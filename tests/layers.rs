@@ -9,7 +9,7 @@ use std::path::Path;
 fn layer_of(module: &str) -> Option<u8> {
     Some(match module {
         "digest" | "report" | "progress" | "atomic" | "timefmt" | "strictjson" => 1,
-        "manifest" | "keys" | "attest" | "publication" | "safetensors" | "partition" => 2,
+        "manifest" | "keys" | "attest" | "publication" | "safetensors" | "partition" | "html" => 2,
         "bundle" | "catalog" | "fleet" => 3,
         "qualify" => 4,
         "peers" => 5,
@@ -22,8 +22,8 @@ const SAME_LAYER_ALLOWED: &[(&str, &str)] = &[
     ("attest", "keys"),
     ("digest", "progress"),
     ("publication", "manifest"),
-    ("manifest", "safetensors"),
     ("partition", "manifest"),
+    ("manifest", "safetensors"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

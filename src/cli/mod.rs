@@ -4,10 +4,12 @@
 pub mod attest;
 pub mod bundle_args;
 pub mod catalog;
+pub mod docs;
 pub mod host;
 pub mod key;
 pub mod manifest;
 pub mod partition;
+pub mod report;
 pub mod pins;
 pub mod receipt;
 pub mod results;

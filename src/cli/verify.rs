@@ -11,7 +11,7 @@ use proofpack::qualify::attested::TrustVerifier;
 use proofpack::qualify::bundled::{verify_bundle_file, SealRequest};
 use proofpack::qualify::schema::{Pins, MAX_SMALL_FILE};
 use proofpack::qualify::{self, table, Options, Verification};
-use proofpack::report::Check;
+use proofpack::report::{Check, Report};
 
 use super::bundle_args::LimitArgs;
 use super::{describe, Ui};
@@ -68,6 +68,10 @@ pub struct VerifyArgs {
     /// (by default it is reported as not checked, and named).
     #[arg(long, requires = "publication")]
     pub require_all_rows: bool,
+    /// Also write the report as one self-contained HTML page (verdict,
+    /// checks, published inputs, recomputed table, latency plots).
+    #[arg(long, value_name = "REPORT.html")]
+    pub html: Option<PathBuf>,
 }
 
 fn read_arg_file(path: &std::path::Path, what: &str) -> Result<Vec<u8>> {
@@ -92,6 +96,10 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
             TrustStore::load(p)
                 .with_context(|| format!("cannot use the trust file {}", p.display()))?,
         ),
+    };
+    let trust_digest = match &args.trust {
+        Some(p) => Some(proofpack::digest::Sha256Digest::of_bytes(&read_arg_file(p, "trust")?)),
+        None => None,
     };
     let publication = match &args.publication {
         None => None,
@@ -138,6 +146,19 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     };
     let mut v = v;
     v.report.verdict = Some(qualify::verdict::verdict(&v).line);
+    let page = qualify::pagedata::PageContext {
+        trust_sha256: trust_digest,
+        trust: args.trust.as_ref().map(|p| p.display().to_string()),
+        publication: args.publication.as_ref().map(|p| p.display().to_string()),
+        pins: args.pins.as_ref().map(|p| p.display().to_string()),
+        verified_at: proofpack::timefmt::rfc3339_utc_now(),
+    };
+    qualify::pagedata::enrich(&mut v, &page, publication.as_ref(), pins.as_ref());
+    if let Some(out) = &args.html {
+        let json: serde_json::Value = serde_json::from_str(&v.report.to_json())?;
+        let html = proofpack::html::render(&json)?;
+        proofpack::atomic::write_atomic(out, html.as_bytes(), 0o644, true)?;
+    }
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(&proofpack::catalog::VerificationRecord {
         target: args.target.display().to_string(),
@@ -169,29 +190,6 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         ));
     }
     Ok(v.report.exit_code())
-}
-
-/// The area a check belongs to, for grouping the checklist.
-fn area(id: &str, points: &[&str]) -> String {
-    if let Some(rest) = id.strip_prefix("point:") {
-        // Point names may contain '.', so match the declared names.
-        let name = points
-            .iter()
-            .filter(|n| rest.strip_prefix(**n).is_some_and(|r| r.starts_with('.')))
-            .max_by_key(|n| n.len())
-            .copied()
-            .unwrap_or_else(|| rest.split('.').next().unwrap_or(rest));
-        return format!("point {name}");
-    }
-    let head = id.split([':', '.']).next().unwrap_or(id);
-    match head {
-        "bundle" => "bundle".into(),
-        "seal" => "seal".into(),
-        "qualification" => "qualification".into(),
-        "pin" => "pins".into(),
-        "attestation" | "attestations" => "engine attestations".into(),
-        other => other.into(),
-    }
 }
 
 fn bold(ui: &Ui, s: &str) -> String {
@@ -231,7 +229,7 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
         .map(|q| q.points.iter().map(|p| p.name.as_str()).collect())
         .unwrap_or_default();
     for c in &r.checks {
-        let a = area(&c.id, &points);
+        let a = Report::area(&c.id, &points);
         if a != current {
             println!("\n{}", bold(ui, &a));
             current = a;

@@ -66,6 +66,20 @@ pub struct PointMetrics {
     pub within_limits: u64,
 }
 
+/// The raw series of a point kept for its plots (v1.1): sorted TTFTs (s)
+/// and TPOTs (ms) of the ok measured requests, and every measured request's
+/// send time with its TTFT (when it has one) and status.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PointSeries {
+    /// TTFT of each ok request, seconds, ascending.
+    pub ttft_s: Vec<f64>,
+    /// TPOT of each ok request with more than one output token, ms, ascending.
+    pub tpot_ms: Vec<f64>,
+    /// (send time, TTFT when known, status) of each measured request, in
+    /// record order.
+    pub timeline: Vec<(f64, Option<f64>, super::schema::Status)>,
+}
+
 /// The percentiles every point publishes.
 pub const PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
 
@@ -79,6 +93,7 @@ pub struct MetricsAccumulator {
     output_tokens_ok: u128,
     ttft: Vec<f64>,
     tpot: Vec<f64>,
+    timeline: Vec<(f64, Option<f64>, super::schema::Status)>,
 }
 
 impl MetricsAccumulator {
@@ -103,6 +118,11 @@ impl MetricsAccumulator {
         if let Some(fin) = finished_at {
             self.last_finished = Some(self.last_finished.map_or(fin, |l| l.max(fin)));
         }
+        self.timeline.push((
+            sent_at,
+            first_token_at.map(|ft| ft - sent_at),
+            status,
+        ));
         match status {
             Status::Ok => {}
             Status::Error => self.m.errors += 1,
@@ -134,7 +154,12 @@ impl MetricsAccumulator {
     }
 
     /// Sorts the vectors, computes percentiles and rates, drops the vectors.
-    pub fn finish(mut self) -> PointMetrics {
+    pub fn finish(self) -> PointMetrics {
+        self.finish_with_series().0
+    }
+
+    /// Like [`MetricsAccumulator::finish`], and keeps the series for plots.
+    pub fn finish_with_series(mut self) -> (PointMetrics, PointSeries) {
         if let (Some(s), Some(f)) = (self.first_sent, self.last_finished) {
             let w = f - s;
             if w > 0.0 {
@@ -154,7 +179,12 @@ impl MetricsAccumulator {
             self.m.ttft_s[i] = percentile_sorted(&self.ttft, *p);
             self.m.tpot_ms[i] = percentile_sorted(&self.tpot, *p);
         }
-        self.m
+        let series = PointSeries {
+            ttft_s: std::mem::take(&mut self.ttft),
+            tpot_ms: std::mem::take(&mut self.tpot),
+            timeline: std::mem::take(&mut self.timeline),
+        };
+        (self.m, series)
     }
 }
 

@@ -23,6 +23,7 @@ pub mod engines;
 pub mod evidence;
 pub mod facts;
 pub mod metrics;
+pub mod pagedata;
 pub mod pins;
 pub mod plan;
 pub mod point;
@@ -189,6 +190,9 @@ pub struct PointRow {
     pub requests: u64,
     /// Recomputed metrics.
     pub metrics: PointMetrics,
+    /// The series behind the metrics, for plots (not in the table's JSON).
+    #[serde(skip)]
+    pub series: metrics::PointSeries,
 }
 
 /// The outcome of verifying a run.
@@ -304,6 +308,11 @@ pub fn evaluate(
                 measured_rate: m.measured_rate,
                 requests: p.requests,
                 metrics: m,
+                series: collected
+                    .clients
+                    .get(&i)
+                    .map(|c| c.series.clone())
+                    .unwrap_or_default(),
             });
         }
     }

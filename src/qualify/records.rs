@@ -179,6 +179,8 @@ pub struct ClientSummary {
     pub input_tokens: Range,
     /// `output_tokens` over the measured ok records.
     pub ok_output_tokens: Range,
+    /// The series kept for plots.
+    pub series: super::metrics::PointSeries,
 }
 
 /// Streams one point's client records.
@@ -294,6 +296,7 @@ pub fn read_client_records(
         problems.push(p.clone());
     }
     problems.count += parse_problems.count - parse_problems.quoted.len() as u64;
+    let (metrics, series) = acc.finish_with_series();
     let mut early_measured = Problems::default();
     if let Some(w) = &last_warmup {
         let mut early: Vec<(&String, &ClientId)> = ids
@@ -316,7 +319,8 @@ pub fn read_client_records(
         duplicates,
         problems,
         breaches,
-        metrics: acc.finish(),
+        metrics,
+        series,
         last_warmup,
         first_measured,
         early_measured,

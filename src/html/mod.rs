@@ -1,0 +1,346 @@
+//! The auditor's report as one self-contained HTML page (v1.1, issue 15),
+//! drawn from the JSON report alone (`proofpack/report/v1` with its v1.1
+//! page fields), so that the page and the JSON can never disagree.
+//!
+//! One file: styles inline, plots as inline SVG ([`plot`], drawn with
+//! `plotters`), no script, no font, no link to anything: it opens from a USB
+//! stick on an air-gapped machine. It is deterministic for the same report
+//! (the only time on it is the report's own). Pass and fail are said in
+//! words and symbols as well as colour; the page has `lang`, headings and
+//! table headers for screen readers, and a print stylesheet.
+
+pub mod plot;
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::report::Report;
+
+/// Errors rendering a page.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HtmlError {
+    /// The JSON is not a proofpack report.
+    #[error("not a proofpack report: {0}")]
+    NotAReport(String),
+    /// A plot could not be drawn.
+    #[error("cannot draw the plot {what}: {reason}")]
+    Plot {
+        /// Which plot.
+        what: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+const STYLE: &str = r#"
+:root { --pass: #17602a; --fail: #a8201a; --skip: #6b5b00; --ink: #1b1b1b; --muted: #555; --rule: #d0d0d0; }
+* { box-sizing: border-box; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); margin: 0; line-height: 1.45; }
+main { max-width: 1100px; margin: 0 auto; padding: 1.5rem; }
+h1 { font-size: 1.6rem; margin: 0 0 .5rem; }
+h2 { font-size: 1.25rem; margin: 2rem 0 .6rem; border-bottom: 1px solid var(--rule); padding-bottom: .2rem; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 .4rem; }
+.verdict { font-size: 1.15rem; font-weight: 600; padding: .8rem 1rem; border-radius: 6px; border: 2px solid; }
+.verdict.pass { color: var(--pass); border-color: var(--pass); background: #eef7f0; }
+.verdict.fail { color: var(--fail); border-color: var(--fail); background: #fbeeed; }
+dl.context { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
+dl.context dt { font-weight: 600; } dl.context dd { margin: 0; overflow-wrap: anywhere; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; }
+table { border-collapse: collapse; width: 100%; margin: .4rem 0 1rem; font-size: .92rem; }
+th, td { border-bottom: 1px solid var(--rule); padding: .3rem .45rem; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.st { font-weight: 700; white-space: nowrap; }
+.st.pass { color: var(--pass); } .st.fail { color: var(--fail); } .st.skip { color: var(--skip); }
+td.detail { overflow-wrap: anywhere; }
+details { margin: .3rem 0; } summary { cursor: pointer; font-weight: 600; }
+figure { margin: .5rem 0 1.2rem; } figcaption { color: var(--muted); font-size: .88rem; }
+.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: .5rem 1rem; }
+.note { color: var(--muted); font-size: .9rem; }
+@media print {
+  main { max-width: none; padding: 0; }
+  details { display: block; } details > summary { list-style: none; }
+  details:not([open]) > *:not(summary) { display: block; }
+  .verdict { border-width: 1px; background: none; }
+  h2 { break-after: avoid; } figure, table tr { break-inside: avoid; }
+}
+"#;
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => {
+                let _ = write!(o, "\\u{{{:04x}}}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn status(ok: &Value) -> (&'static str, &'static str) {
+    match ok {
+        Value::Bool(true) => ("pass", "✔ PASS"),
+        Value::Bool(false) => ("fail", "✘ FAIL"),
+        _ => ("skip", "– NOT CHECKED"),
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn check_rows(out: &mut String, checks: &[&Value]) {
+    out.push_str("<table><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th></tr></thead><tbody>\n");
+    for c in checks {
+        let (cls, word) = status(&c["ok"]);
+        let id = c["id"].as_str().unwrap_or("");
+        let _ = writeln!(
+            out,
+            "<tr class=\"check {cls}\" data-check-id=\"{}\" data-ok=\"{}\"><td class=\"st {cls}\">{word}</td><td class=\"mono\">{}</td><td class=\"detail\">{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td></tr>",
+            esc(id),
+            esc(&c["ok"].to_string()),
+            esc(id),
+            esc(c["detail"].as_str().unwrap_or("")),
+            esc(&show(&c["expected"])),
+            esc(&show(&c["actual"])),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+fn context_list(out: &mut String, report: &Value) {
+    let ctx = &report["context"];
+    let row = |out: &mut String, k: &str, v: String| {
+        if !v.is_empty() {
+            let _ = writeln!(out, "<dt>{}</dt><dd>{v}</dd>", esc(k));
+        }
+    };
+    out.push_str("<dl class=\"context\">\n");
+    row(out, "Verified", format!("<span class=\"mono\">{}</span>", esc(report["target"].as_str().unwrap_or(""))));
+    row(out, "Run", esc(&show(&ctx["run"])));
+    row(out, "Model", esc(&show(&ctx["model"])));
+    if let Some(d) = ctx["bundle_sha256"].as_str() {
+        row(out, "Bundle SHA-256", format!("<span class=\"mono\">{}</span> (computed from the bytes read)", esc(d)));
+    }
+    if let Some(d) = ctx["manifest_sha256"].as_str() {
+        row(out, "MANIFEST SHA-256", format!("<span class=\"mono\">{}</span> (the list of every file in the bundle and its digest)", esc(d)));
+    }
+    if let Some(s) = ctx["seal"].as_object() {
+        let (_, word) = status(s.get("ok").unwrap_or(&Value::Null));
+        row(out, "Release seal", format!("{word}: {}", esc(s.get("detail").and_then(Value::as_str).unwrap_or(""))));
+    }
+    if let Some(t) = ctx["trust_sha256"].as_str() {
+        row(out, "Trust file", format!("{} (SHA-256 <span class=\"mono\">{}</span>): the keys the auditor trusts, never taken from the bundle", esc(&show(&ctx["trust"])), esc(t)));
+    }
+    row(out, "Publication", esc(&show(&ctx["publication"])));
+    row(out, "Pins", esc(&show(&ctx["pins"])));
+    row(out, "Tool", esc(&show(&ctx["tool"])));
+    row(out, "Time", esc(&show(&ctx["verified_at"])));
+    out.push_str("</dl>\n");
+}
+
+fn published(out: &mut String, report: &Value) {
+    let p = &report["published"];
+    let Some(rows) = p["rows"].as_array() else {
+        return;
+    };
+    let _ = writeln!(out, "<section id=\"published\"><h2>Pinned inputs as published</h2><p class=\"note\">From {}. Each row with the checks that compared it with the evidence.</p>", esc(&show(&p["source"])));
+    out.push_str("<table><thead><tr><th scope=\"col\">Input</th><th scope=\"col\">Published value</th><th scope=\"col\">Checks</th></tr></thead><tbody>\n");
+    for r in rows {
+        let checks: Vec<String> = r["checks"]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| {
+                        let (cls, word) = status(&c["ok"]);
+                        format!("<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>", esc(c["id"].as_str().unwrap_or("")))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<tr class=\"published\" data-row=\"{}\"><td>{}</td><td class=\"mono detail\">{}</td><td>{}</td></tr>",
+            esc(r["label"].as_str().unwrap_or("")),
+            esc(r["label"].as_str().unwrap_or("")),
+            esc(r["value"].as_str().unwrap_or("")),
+            if checks.is_empty() { "<span class=\"st skip\">– no check</span>".to_string() } else { checks.join("<br>") }
+        );
+    }
+    out.push_str("</tbody></table></section>\n");
+}
+
+fn table(out: &mut String, report: &Value) {
+    let t = &report["table"];
+    let (Some(h), Some(rows)) = (t["headers"].as_array(), t["rows"].as_array()) else {
+        return;
+    };
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"measured\"><h2>Measured points, recomputed from the raw client records</h2><p class=\"note\">Failed, timed-out and cancelled requests are counted in the result column.</p><table><thead><tr>");
+    for c in h {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(c.as_str().unwrap_or("")));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for r in rows {
+        out.push_str("<tr class=\"measured\">");
+        let cells = r.as_array().cloned().unwrap_or_default();
+        for (i, c) in cells.iter().enumerate() {
+            let cls = if i + 1 == cells.len() { "" } else { " class=\"num\"" };
+            let _ = write!(out, "<td{cls}>{}</td>", esc(c.as_str().unwrap_or("")));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></section>\n");
+}
+
+fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
+    let Some(ps) = report["plots"].as_array() else {
+        return Ok(());
+    };
+    if ps.is_empty() {
+        return Ok(());
+    }
+    out.push_str("<section id=\"latency\"><h2>Latency against the budgets</h2><p class=\"note\">Empirical CDFs over the ok measured requests, the SLO budget as a red line, p50/p95/p99 marked; and each request's TTFT over the point's time window, failures as red crosses. A CDF of more than 1,000 requests is drawn at 1,000 evenly spaced ranks; a timeline of more than 2,000 requests keeps every failure (up to 1,000) and an evenly strided sample of the rest.</p>\n");
+    for p in ps {
+        let name = p["point"].as_str().unwrap_or("?");
+        let _ = writeln!(out, "<h3>Point {}</h3><div class=\"plots\">", esc(name));
+        let slo = &p["slo"];
+        let plot_err = |what: String| move |reason: String| HtmlError::Plot { what: what.clone(), reason };
+        for (key, title, unit, budget) in [
+            ("ttft_s", "TTFT", "s", slo["ttft_s"].as_f64()),
+            ("tpot_ms", "TPOT", "ms", slo["tpot_ms"].as_f64()),
+        ] {
+            let cdf = &p[key]["cdf"];
+            let svg = plot::cdf_svg(&format!("{title} CDF, {name}"), unit, cdf, &p[key]["marks"], budget)
+                .map_err(plot_err(format!("{key} of {name}")))?;
+            let _ = writeln!(
+                out,
+                "<figure class=\"plot\" data-plot=\"{key}-cdf\" data-point=\"{}\" role=\"img\" aria-label=\"{title} CDF of point {}\">{svg}<figcaption>{title} of {} ok requests{}</figcaption></figure>",
+                esc(name),
+                esc(name),
+                cdf["n"].as_u64().unwrap_or(0),
+                if cdf["shown"].as_u64() < cdf["n"].as_u64() { format!(" (drawn at {} ranks)", cdf["shown"].as_u64().unwrap_or(0)) } else { String::new() }
+            );
+        }
+        let tl = &p["timeline"];
+        let svg = plot::timeline_svg(&format!("TTFT over time, {name}"), tl, slo["ttft_s"].as_f64())
+            .map_err(plot_err(format!("timeline of {name}")))?;
+        let _ = writeln!(
+            out,
+            "<figure class=\"plot\" data-plot=\"timeline\" data-point=\"{}\" role=\"img\" aria-label=\"TTFT over time of point {}\">{svg}<figcaption>{} of {} measured requests shown</figcaption></figure></div>",
+            esc(name),
+            esc(name),
+            tl["shown"].as_u64().unwrap_or(0),
+            tl["n"].as_u64().unwrap_or(0)
+        );
+    }
+    out.push_str("</section>\n");
+    Ok(())
+}
+
+/// Renders a JSON report (`proofpack/report/v1`, with the v1.1 page
+/// fields when present) as one HTML page.
+pub fn render(report: &Value) -> Result<String, HtmlError> {
+    if report["schema"] != "proofpack/report/v1" {
+        return Err(HtmlError::NotAReport(format!("schema is {}", report["schema"])));
+    }
+    let checks: Vec<&Value> = report["checks"]
+        .as_array()
+        .ok_or_else(|| HtmlError::NotAReport("no checks array".into()))?
+        .iter()
+        .collect();
+    let ok = report["ok"].as_bool().unwrap_or(false);
+    let verdict = report["verdict"].as_str().map(str::to_string).unwrap_or_else(|| {
+        if ok { "VERIFIED".into() } else { "FAILED".into() }
+    });
+    let target = report["target"].as_str().unwrap_or("");
+    let mut out = String::with_capacity(64 << 10);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>proofpack report: {}</title><style>{STYLE}</style></head><body><main>\n",
+        esc(target)
+    );
+    out.push_str("<header><h1>Verification report</h1>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"verdict {}\" id=\"verdict\" role=\"status\">{} {}</p>",
+        if ok { "pass" } else { "fail" },
+        if ok { "✔" } else { "✘" },
+        esc(&verdict)
+    );
+    let s = &report["summary"];
+    let _ = writeln!(
+        out,
+        "<p>{} checks: {} passed, {} failed{}, {} not checked (not asked for). {}</p></header>",
+        checks.len(),
+        s["passed"],
+        s["failed"],
+        if s["not_checkable"].as_u64().unwrap_or(0) > 0 { format!(" ({} of them only because another failed)", s["not_checkable"]) } else { String::new() },
+        s["skipped"],
+        if ok {
+            "Every check held: the evidence supports what was published, as far as the checks below reach (see “What a green verdict does not prove” in the auditor's guide)."
+        } else {
+            "At least one check failed: the evidence does not support what was published. The failures are listed first."
+        }
+    );
+    out.push_str("<section id=\"context\"><h2>What was verified</h2>\n");
+    context_list(&mut out, report);
+    out.push_str("</section>\n");
+    let failed: Vec<&Value> = checks.iter().copied().filter(|c| c["ok"] == Value::Bool(false)).collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "<section id=\"failures\"><h2>Failed checks ({})</h2>", failed.len());
+        check_rows(&mut out, &failed);
+        out.push_str("</section>\n");
+    }
+    published(&mut out, report);
+    table(&mut out, report);
+    plots(&mut out, report)?;
+    // Every check, grouped by area as in the terminal; groups with a
+    // failure open.
+    let points: Vec<String> = report["plots"]
+        .as_array()
+        .map(|ps| ps.iter().filter_map(|p| p["point"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let point_refs: Vec<&str> = points.iter().map(String::as_str).collect();
+    let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
+    for c in &checks {
+        let a = Report::area(c["id"].as_str().unwrap_or(""), &point_refs);
+        match groups.iter_mut().find(|(g, _)| *g == a) {
+            Some((_, v)) => v.push(c),
+            None => groups.push((a, vec![c])),
+        }
+    }
+    out.push_str("<section id=\"checks\"><h2>Every check</h2>\n");
+    for (g, cs) in &groups {
+        let bad = cs.iter().filter(|c| c["ok"] == Value::Bool(false)).count();
+        let _ = writeln!(
+            out,
+            "<details{} class=\"group\" data-group=\"{}\"><summary>{} — {} check(s){}</summary>",
+            if bad > 0 { " open" } else { "" },
+            esc(g),
+            esc(g),
+            cs.len(),
+            if bad > 0 { format!(", {bad} failed") } else { String::new() }
+        );
+        check_rows(&mut out, cs);
+        out.push_str("</details>\n");
+    }
+    out.push_str("</section>\n<footer class=\"note\"><p>Rendered by proofpack from the JSON report alone; the same report gives the same page.</p></footer>\n</main></body></html>\n");
+    Ok(out)
+}

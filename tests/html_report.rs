@@ -1,0 +1,219 @@
+//! The HTML report (issue 15) in a real browser: the sample's report opened
+//! in headless Chromium (Debian's package, driven by playwright-core; both
+//! installed by scripts/test.sh): no console error, no network request but
+//! the page itself, a non-blank screenshot, one DOM row per check of the JSON
+//! report with the same ids and verdicts, the verdict text, one CDF plot per
+//! point and metric. A failing run's page shows its failures first. The page
+//! is deterministic for the same report, and `report` renders the same page
+//! from the saved JSON as `verify --html`.
+
+mod qualify_support;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use qualify_support::common::python;
+use qualify_support::*;
+use serde_json::Value;
+
+fn os(s: &str) -> &OsStr {
+    OsStr::new(s)
+}
+
+fn node_modules() -> PathBuf {
+    let p = std::env::var_os("PROOFPACK_TEST_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/js/node_modules"));
+    assert!(
+        p.join("playwright-core").exists(),
+        "playwright-core is not in {}: run scripts/test.sh (it installs it and Debian's chromium)",
+        p.display()
+    );
+    p
+}
+
+/// Verifies with --json and --html; (exit code, JSON report, HTML path).
+fn verify_page(target: &Path, dir: &Path, args: &[&OsStr]) -> (i32, Value, PathBuf) {
+    let html = dir.join("report.html");
+    let mut all = vec![os("verify"), target.as_os_str(), os("--json"), os("--html"), html.as_os_str()];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = proofpack(&all);
+    let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    std::fs::write(dir.join("report.json"), &stdout).unwrap();
+    (code, json, html)
+}
+
+/// Opens the page in Chromium; what the page script found.
+fn open_in_browser(html: &Path) -> (Value, PathBuf) {
+    let shot = html.with_extension("png");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_page.js");
+    let out = Command::new("node")
+        .arg(script)
+        .arg(html)
+        .arg(&shot)
+        .env("NODE_PATH", node_modules())
+        .output()
+        .expect("node is needed for the browser test");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (serde_json::from_slice(&out.stdout).unwrap(), shot)
+}
+
+/// Distinct pixel values of a PNG (decoded with the standard library of
+/// Python: zlib over the IDAT chunks).
+fn distinct_pixels(png: &Path) -> u64 {
+    let script = r#"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, t = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if t == b"IHDR":
+        w = struct.unpack(">I", body[:4])[0]
+    if t == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw = zlib.decompress(idat)
+print(len(set(raw[i:i + 3] for i in range(1, len(raw) - 3, 97))))
+"#;
+    let out = Command::new(python()).arg("-c").arg(script).arg(png).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+fn sample_args(root: &Path) -> (PathBuf, Vec<std::ffi::OsString>) {
+    (
+        root.join("kimi-k3-mi355x-20260923-sample.tgz"),
+        vec![
+            "--publication".into(),
+            root.join("PUBLICATION.md").into_os_string(),
+            "--trust".into(),
+            root.join("trust.json").into_os_string(),
+        ],
+    )
+}
+
+#[test]
+fn the_sample_report_in_a_real_browser() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample");
+    let (bundle, args) = sample_args(&root);
+    let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (code, json, html) = verify_page(&bundle, d.path(), &args);
+    assert_eq!(code, 0);
+    let (page, shot) = open_in_browser(&html);
+    assert_eq!(page["errors"], serde_json::json!([]), "console errors");
+    let requests = page["requests"].as_array().unwrap();
+    assert_eq!(requests.len(), 1, "network requests: {requests:?}");
+    assert!(requests[0].as_str().unwrap().ends_with("report.html"));
+    let dom = &page["dom"];
+    assert_eq!(dom["lang"], "en");
+    // One row per check, same ids, same verdicts, same order.
+    let want: Vec<(String, String)> = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["id"].as_str().unwrap().to_string(), c["ok"].to_string()))
+        .collect();
+    let got: Vec<(String, String)> = dom["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r[0].as_str().unwrap().to_string(), r[1].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(got, want);
+    let verdict = dom["verdict"].as_str().unwrap();
+    assert!(verdict.contains(json["verdict"].as_str().unwrap()), "{verdict}");
+    // One CDF per point and metric, and a timeline, each an SVG.
+    for point in ["rate-0.5", "rate-1"] {
+        for plot in ["ttft_s-cdf", "tpot_ms-cdf", "timeline"] {
+            let n = dom["plots"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p[0] == point && p[1] == plot && p[2] == 1)
+                .count();
+            assert_eq!(n, 1, "{point} {plot}");
+        }
+    }
+    assert_eq!(dom["published"].as_array().unwrap().len(), 13, "the write-up's rows");
+    assert!(dom["th"].as_u64().unwrap() > 10 && dom["headings"].as_u64().unwrap() > 5);
+    assert!(distinct_pixels(&shot) > 20, "the screenshot is blank");
+}
+
+#[test]
+fn a_failing_runs_page_shows_its_failures_first() {
+    let c = fresh();
+    c.edit_json("qualification.json", |q| {
+        q["points"][0]["claims"]["ttft_s"]["p95"] = serde_json::json!("6.700")
+    });
+    let d = c.seal();
+    let pins = c.pins(Some(d), |_| {});
+    let out = tempfile::tempdir().unwrap();
+    let (code, json, html) = verify_page(
+        &c.bundle_path(),
+        out.path(),
+        &[os("--pins"), pins.as_os_str(), os("--trust"), c.trust().as_os_str()],
+    );
+    assert_eq!(code, 1);
+    let (page, _) = open_in_browser(&html);
+    let dom = &page["dom"];
+    let sections: Vec<&str> = dom["sections"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    assert_eq!(sections[..2], ["context", "failures"], "{sections:?}");
+    let failures: Vec<&str> = dom["failures"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    assert_eq!(failures, ["point:rate-0.5.claim.ttft_s.p95"]);
+    assert!(dom["verdict"].as_str().unwrap().starts_with("✘ FAILED"));
+    assert_eq!(json["ok"], false);
+}
+
+#[test]
+fn the_page_is_deterministic_and_report_renders_the_same_page_from_the_json() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample");
+    let (bundle, args) = sample_args(&root);
+    let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (_, _, html) = verify_page(&bundle, d.path(), &args);
+    let json = d.path().join("report.json");
+    let (a, b) = (d.path().join("a.html"), d.path().join("b.html"));
+    for out in [&a, &b] {
+        let (code, _, stderr) = proofpack(&[os("report"), json.as_os_str(), os("-o"), out.as_os_str()]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let page = std::fs::read(&html).unwrap();
+    assert_eq!(std::fs::read(&a).unwrap(), page, "report renders what verify --html wrote");
+    assert_eq!(std::fs::read(&b).unwrap(), page, "the same report gives the same page");
+    let text = String::from_utf8(page).unwrap();
+    // No script, no link to anything (the only URL is the SVG namespace).
+    for banned in ["<script", "<link", "src=", "href=", "@import", "url("] {
+        assert!(!text.contains(banned), "the page references {banned}");
+    }
+    // Not a report: exit 2.
+    std::fs::write(d.path().join("x.json"), "{\"schema\": \"other\"}").unwrap();
+    let (code, _, stderr) = proofpack(&[os("report"), d.path().join("x.json").as_os_str(), os("-o"), a.as_os_str()]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn man_pages_render_and_completions_load_in_bash() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = proofpack(&[os("man"), os("-o"), d.path().as_os_str()]);
+    assert_eq!(code, 0, "{stderr}");
+    let page = d.path().join("proofpack-verify.1");
+    let out = Command::new("man").arg("-l").arg(&page).env("MANPAGER", "cat").env("MANWIDTH", "100").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("--publication"), "{text}");
+    let bin = assert_cmd::cargo::cargo_bin("proofpack");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("source <('{}' completions bash) && complete -p proofpack", bin.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("_proofpack"));
+    for shell in ["zsh", "fish"] {
+        let (code, stdout, _) = proofpack(&[os("completions"), os(shell)]);
+        assert!(code == 0 && stdout.contains("proofpack"), "{shell}");
+    }
+}
