@@ -8,7 +8,7 @@ n=${1:-100000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cargo build --release --quiet --example make_sample --bin proofpack
-target/release/examples/make_sample "$work" --requests "$n" --no-workload
+target/release/examples/make_sample "$work" --requests "$n"
 bundle=$(ls "$work"/*.tgz)
 echo "bench-verify: $n requests per point, bundle $(du -h "$bundle" | cut -f1), run $(du -sh "$work"/run | cut -f1)"
 for i in 1 2 3; do

@@ -85,7 +85,9 @@ fn main() -> ExitCode {
         Command::Shards(a) => cli::shards::run(a, &ui),
         Command::Host(a) => cli::host::run_host(a, &ui),
         Command::Report(a) => cli::report::run_report(a, &ui),
-        Command::Completions(a) => cli::docs::completions(a, <Cli as clap::CommandFactory>::command()),
+        Command::Completions(a) => {
+            cli::docs::completions(a, <Cli as clap::CommandFactory>::command())
+        }
         Command::Man(a) => cli::docs::man(a, <Cli as clap::CommandFactory>::command(), &ui),
         Command::Fleet(a) => cli::host::run_fleet(a, &ui),
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),

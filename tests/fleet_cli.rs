@@ -4,7 +4,6 @@
 
 mod fleet_support;
 
-use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use fleet_support::qualify_support::*;

@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use qualify_support::common::python;
+use qualify_support::common::{output_ok, python};
 use qualify_support::*;
 use serde_json::Value;
 
@@ -36,7 +36,13 @@ fn node_modules() -> PathBuf {
 /// Verifies with --json and --html; (exit code, JSON report, HTML path).
 fn verify_page(target: &Path, dir: &Path, args: &[&OsStr]) -> (i32, Value, PathBuf) {
     let html = dir.join("report.html");
-    let mut all = vec![os("verify"), target.as_os_str(), os("--json"), os("--html"), html.as_os_str()];
+    let mut all = vec![
+        os("verify"),
+        target.as_os_str(),
+        os("--json"),
+        os("--html"),
+        html.as_os_str(),
+    ];
     all.extend_from_slice(args);
     let (code, stdout, stderr) = proofpack(&all);
     let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
@@ -48,14 +54,13 @@ fn verify_page(target: &Path, dir: &Path, args: &[&OsStr]) -> (i32, Value, PathB
 fn open_in_browser(html: &Path) -> (Value, PathBuf) {
     let shot = html.with_extension("png");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_page.js");
-    let out = Command::new("node")
-        .arg(script)
-        .arg(html)
-        .arg(&shot)
-        .env("NODE_PATH", node_modules())
-        .output()
-        .expect("node is needed for the browser test");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = output_ok(
+        Command::new("node")
+            .arg(script)
+            .arg(html)
+            .arg(&shot)
+            .env("NODE_PATH", node_modules()),
+    );
     (serde_json::from_slice(&out.stdout).unwrap(), shot)
 }
 
@@ -78,8 +83,7 @@ while pos < len(data):
 raw = zlib.decompress(idat)
 print(len(set(raw[i:i + 3] for i in range(1, len(raw) - 3, 97))))
 "#;
-    let out = Command::new(python()).arg("-c").arg(script).arg(png).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = output_ok(Command::new(python()).arg("-c").arg(script).arg(png));
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
@@ -121,11 +125,19 @@ fn the_sample_report_in_a_real_browser() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r[0].as_str().unwrap().to_string(), r[1].as_str().unwrap().to_string()))
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_string(),
+                r[1].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(got, want);
     let verdict = dom["verdict"].as_str().unwrap();
-    assert!(verdict.contains(json["verdict"].as_str().unwrap()), "{verdict}");
+    assert!(
+        verdict.contains(json["verdict"].as_str().unwrap()),
+        "{verdict}"
+    );
     // One CDF per point and metric, and a timeline, each an SVG.
     for point in ["rate-0.5", "rate-1"] {
         for plot in ["ttft_s-cdf", "tpot_ms-cdf", "timeline"] {
@@ -138,7 +150,11 @@ fn the_sample_report_in_a_real_browser() {
             assert_eq!(n, 1, "{point} {plot}");
         }
     }
-    assert_eq!(dom["published"].as_array().unwrap().len(), 13, "the write-up's rows");
+    assert_eq!(
+        dom["published"].as_array().unwrap().len(),
+        13,
+        "the write-up's rows"
+    );
     assert!(dom["th"].as_u64().unwrap() > 10 && dom["headings"].as_u64().unwrap() > 5);
     assert!(distinct_pixels(&shot) > 20, "the screenshot is blank");
 }
@@ -155,14 +171,29 @@ fn a_failing_runs_page_shows_its_failures_first() {
     let (code, json, html) = verify_page(
         &c.bundle_path(),
         out.path(),
-        &[os("--pins"), pins.as_os_str(), os("--trust"), c.trust().as_os_str()],
+        &[
+            os("--pins"),
+            pins.as_os_str(),
+            os("--trust"),
+            c.trust().as_os_str(),
+        ],
     );
     assert_eq!(code, 1);
     let (page, _) = open_in_browser(&html);
     let dom = &page["dom"];
-    let sections: Vec<&str> = dom["sections"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let sections: Vec<&str> = dom["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
     assert_eq!(sections[..2], ["context", "failures"], "{sections:?}");
-    let failures: Vec<&str> = dom["failures"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let failures: Vec<&str> = dom["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
     assert_eq!(failures, ["point:rate-0.5.claim.ttft_s.p95"]);
     assert!(dom["verdict"].as_str().unwrap().starts_with("✘ FAILED"));
     assert_eq!(json["ok"], false);
@@ -178,12 +209,21 @@ fn the_page_is_deterministic_and_report_renders_the_same_page_from_the_json() {
     let json = d.path().join("report.json");
     let (a, b) = (d.path().join("a.html"), d.path().join("b.html"));
     for out in [&a, &b] {
-        let (code, _, stderr) = proofpack(&[os("report"), json.as_os_str(), os("-o"), out.as_os_str()]);
+        let (code, _, stderr) =
+            proofpack(&[os("report"), json.as_os_str(), os("-o"), out.as_os_str()]);
         assert_eq!(code, 0, "{stderr}");
     }
     let page = std::fs::read(&html).unwrap();
-    assert_eq!(std::fs::read(&a).unwrap(), page, "report renders what verify --html wrote");
-    assert_eq!(std::fs::read(&b).unwrap(), page, "the same report gives the same page");
+    assert_eq!(
+        std::fs::read(&a).unwrap(),
+        page,
+        "report renders what verify --html wrote"
+    );
+    assert_eq!(
+        std::fs::read(&b).unwrap(),
+        page,
+        "the same report gives the same page"
+    );
     let text = String::from_utf8(page).unwrap();
     // No script, no link to anything (the only URL is the SVG namespace).
     for banned in ["<script", "<link", "src=", "href=", "@import", "url("] {
@@ -191,7 +231,12 @@ fn the_page_is_deterministic_and_report_renders_the_same_page_from_the_json() {
     }
     // Not a report: exit 2.
     std::fs::write(d.path().join("x.json"), "{\"schema\": \"other\"}").unwrap();
-    let (code, _, stderr) = proofpack(&[os("report"), d.path().join("x.json").as_os_str(), os("-o"), a.as_os_str()]);
+    let (code, _, stderr) = proofpack(&[
+        os("report"),
+        d.path().join("x.json").as_os_str(),
+        os("-o"),
+        a.as_os_str(),
+    ]);
     assert_eq!(code, 2, "{stderr}");
 }
 
@@ -201,16 +246,20 @@ fn man_pages_render_and_completions_load_in_bash() {
     let (code, _, stderr) = proofpack(&[os("man"), os("-o"), d.path().as_os_str()]);
     assert_eq!(code, 0, "{stderr}");
     let page = d.path().join("proofpack-verify.1");
-    let out = Command::new("man").arg("-l").arg(&page).env("MANPAGER", "cat").env("MANWIDTH", "100").output().unwrap();
+    let out = output_ok(
+        Command::new("man")
+            .arg("-l")
+            .arg(&page)
+            .env("MANPAGER", "cat")
+            .env("MANWIDTH", "100"),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("--publication"), "{text}");
+    assert!(text.contains("--publication"), "{text}");
     let bin = assert_cmd::cargo::cargo_bin("proofpack");
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(format!("source <('{}' completions bash) && complete -p proofpack", bin.display()))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = output_ok(Command::new("bash").arg("-c").arg(format!(
+        "source <('{}' completions bash) && complete -p proofpack",
+        bin.display()
+    )));
     assert!(String::from_utf8_lossy(&out.stdout).contains("_proofpack"));
     for shell in ["zsh", "fish"] {
         let (code, stdout, _) = proofpack(&[os("completions"), os(shell)]);

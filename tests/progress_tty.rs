@@ -9,7 +9,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn bin() -> String {
-    assert_cmd::cargo::cargo_bin("proofpack").display().to_string()
+    assert_cmd::cargo::cargo_bin("proofpack")
+        .display()
+        .to_string()
 }
 
 /// Runs a shell command line under a pseudo-terminal; what it printed.
@@ -24,7 +26,11 @@ fn on_terminal(cmd: &str) -> String {
 
 /// The same command with stderr a file (not a terminal); its stderr.
 fn off_terminal(cmd: &str) -> String {
-    let out = Command::new("bash").arg("-c").arg(format!("{cmd} 2>&1 >/dev/null")).output().unwrap();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("{cmd} 2>&1 >/dev/null"))
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -40,13 +46,20 @@ fn long_verbs_show_progress_on_a_terminal_only() {
     std::fs::create_dir_all(&run).unwrap();
     // 1.5 GiB of zeros (sparse): a few seconds of hashing, compressing and
     // inflating, within the reader's limits.
-    std::fs::File::create(run.join("big.bin")).unwrap().set_len(3 << 29).unwrap();
+    std::fs::File::create(run.join("big.bin"))
+        .unwrap()
+        .set_len(3 << 29)
+        .unwrap();
     let b = bin();
     let p = |x: &Path| x.display().to_string();
     let json = p(&d.path().join("m.json"));
     let out = p(&d.path().join("b.tgz"));
     let key = d.path().join("host");
-    let status = Command::new(&b).args(["--no-catalog", "key", "gen", "-o"]).arg(&key).status().unwrap();
+    let status = Command::new(&b)
+        .args(["--no-catalog", "key", "gen", "-o"])
+        .arg(&key)
+        .status()
+        .unwrap();
     assert!(status.success());
     let runs = [
         ("manifest", format!("{b} --no-catalog manifest {} --format json -o {json}", p(&run))),
@@ -61,12 +74,18 @@ fn long_verbs_show_progress_on_a_terminal_only() {
     ];
     for (what, cmd) in &runs {
         let tty = on_terminal(cmd);
-        assert!(has_bar(&tty), "{what}: no progress bar on a terminal:\n{tty}");
+        assert!(
+            has_bar(&tty),
+            "{what}: no progress bar on a terminal:\n{tty}"
+        );
         if *what == "unpack" {
             std::fs::remove_dir_all(d.path().join("u")).unwrap();
         }
         let plain = off_terminal(cmd);
-        assert!(!has_bar(&plain) && !plain.contains('\r'), "{what}: progress when not a terminal:\n{plain}");
+        assert!(
+            !has_bar(&plain) && !plain.contains('\r'),
+            "{what}: progress when not a terminal:\n{plain}"
+        );
         if *what == "unpack" {
             std::fs::remove_dir_all(d.path().join("u")).unwrap();
         }

@@ -4,9 +4,9 @@
 //!
 //! Rerunning reproduces identical bytes: fixed seeds, fixed timestamps,
 //! TEST-ONLY keys derived from public seeds, a fixed seal time. Options:
-//! `--requests N` (measured requests per point, default 200) and
-//! `--no-workload` (skip inputs/workload.jsonl), used by
-//! scripts/bench-verify.sh for the 100,000-request measurement.
+//! `--requests N` (measured requests per point, default 200), used by
+//! scripts/bench-verify.sh and scripts/bench-html.sh for the
+//! 100,000-request measurements.
 
 mod gen;
 
@@ -72,9 +72,8 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .expect("--requests N")
             }
-            "--no-workload" => params.workload = false,
             _ if out.is_none() => out = Some(PathBuf::from(a)),
-            _ => panic!("usage: make_sample OUT_DIR [--requests N] [--no-workload]"),
+            _ => panic!("usage: make_sample OUT_DIR [--requests N]"),
         }
     }
     let out = out.unwrap_or_else(|| "testdata/sample".into());

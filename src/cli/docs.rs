@@ -78,13 +78,18 @@ pub fn man(a: ManArgs, cmd: clap::Command, ui: &Ui) -> Result<i32> {
             std::io::stdout().write_all(&render(&cmd)?)?;
         }
         Some(dir) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
             let mut out = Vec::new();
             pages(&cmd, "proofpack", &mut out)?;
             for (name, bytes) in &out {
                 proofpack::atomic::write_atomic(&dir.join(name), bytes, 0o644, true)?;
             }
-            ui.note(&format!("man: {} pages written to {}", out.len(), dir.display()));
+            ui.note(&format!(
+                "man: {} pages written to {}",
+                out.len(),
+                dir.display()
+            ));
         }
     }
     Ok(EXIT_OK)

@@ -98,7 +98,9 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         ),
     };
     let trust_digest = match &args.trust {
-        Some(p) => Some(proofpack::digest::Sha256Digest::of_bytes(&read_arg_file(p, "trust")?)),
+        Some(p) => Some(proofpack::digest::Sha256Digest::of_bytes(&read_arg_file(
+            p, "trust",
+        )?)),
         None => None,
     };
     let publication = match &args.publication {

@@ -130,18 +130,39 @@ fn context_list(out: &mut String, report: &Value) {
         }
     };
     out.push_str("<dl class=\"context\">\n");
-    row(out, "Verified", format!("<span class=\"mono\">{}</span>", esc(report["target"].as_str().unwrap_or(""))));
+    row(
+        out,
+        "Verified",
+        format!(
+            "<span class=\"mono\">{}</span>",
+            esc(report["target"].as_str().unwrap_or(""))
+        ),
+    );
     row(out, "Run", esc(&show(&ctx["run"])));
     row(out, "Model", esc(&show(&ctx["model"])));
     if let Some(d) = ctx["bundle_sha256"].as_str() {
-        row(out, "Bundle SHA-256", format!("<span class=\"mono\">{}</span> (computed from the bytes read)", esc(d)));
+        row(
+            out,
+            "Bundle SHA-256",
+            format!(
+                "<span class=\"mono\">{}</span> (computed from the bytes read)",
+                esc(d)
+            ),
+        );
     }
     if let Some(d) = ctx["manifest_sha256"].as_str() {
         row(out, "MANIFEST SHA-256", format!("<span class=\"mono\">{}</span> (the list of every file in the bundle and its digest)", esc(d)));
     }
     if let Some(s) = ctx["seal"].as_object() {
         let (_, word) = status(s.get("ok").unwrap_or(&Value::Null));
-        row(out, "Release seal", format!("{word}: {}", esc(s.get("detail").and_then(Value::as_str).unwrap_or(""))));
+        row(
+            out,
+            "Release seal",
+            format!(
+                "{word}: {}",
+                esc(s.get("detail").and_then(Value::as_str).unwrap_or(""))
+            ),
+        );
     }
     if let Some(t) = ctx["trust_sha256"].as_str() {
         row(out, "Trust file", format!("{} (SHA-256 <span class=\"mono\">{}</span>): the keys the auditor trusts, never taken from the bundle", esc(&show(&ctx["trust"])), esc(t)));
@@ -167,7 +188,10 @@ fn published(out: &mut String, report: &Value) {
                 cs.iter()
                     .map(|c| {
                         let (cls, word) = status(&c["ok"]);
-                        format!("<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>", esc(c["id"].as_str().unwrap_or("")))
+                        format!(
+                            "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>",
+                            esc(c["id"].as_str().unwrap_or(""))
+                        )
                     })
                     .collect()
             })
@@ -194,14 +218,22 @@ fn table(out: &mut String, report: &Value) {
     }
     out.push_str("<section id=\"measured\"><h2>Measured points, recomputed from the raw client records</h2><p class=\"note\">Failed, timed-out and cancelled requests are counted in the result column.</p><table><thead><tr>");
     for c in h {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(c.as_str().unwrap_or("")));
+        let _ = write!(
+            out,
+            "<th scope=\"col\">{}</th>",
+            esc(c.as_str().unwrap_or(""))
+        );
     }
     out.push_str("</tr></thead><tbody>\n");
     for r in rows {
         out.push_str("<tr class=\"measured\">");
         let cells = r.as_array().cloned().unwrap_or_default();
         for (i, c) in cells.iter().enumerate() {
-            let cls = if i + 1 == cells.len() { "" } else { " class=\"num\"" };
+            let cls = if i + 1 == cells.len() {
+                ""
+            } else {
+                " class=\"num\""
+            };
             let _ = write!(out, "<td{cls}>{}</td>", esc(c.as_str().unwrap_or("")));
         }
         out.push_str("</tr>\n");
@@ -221,14 +253,25 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
         let name = p["point"].as_str().unwrap_or("?");
         let _ = writeln!(out, "<h3>Point {}</h3><div class=\"plots\">", esc(name));
         let slo = &p["slo"];
-        let plot_err = |what: String| move |reason: String| HtmlError::Plot { what: what.clone(), reason };
+        let plot_err = |what: String| {
+            move |reason: String| HtmlError::Plot {
+                what: what.clone(),
+                reason,
+            }
+        };
         for (key, title, unit, budget) in [
             ("ttft_s", "TTFT", "s", slo["ttft_s"].as_f64()),
             ("tpot_ms", "TPOT", "ms", slo["tpot_ms"].as_f64()),
         ] {
             let cdf = &p[key]["cdf"];
-            let svg = plot::cdf_svg(&format!("{title} CDF, {name}"), unit, cdf, &p[key]["marks"], budget)
-                .map_err(plot_err(format!("{key} of {name}")))?;
+            let svg = plot::cdf_svg(
+                &format!("{title} CDF, {name}"),
+                unit,
+                cdf,
+                &p[key]["marks"],
+                budget,
+            )
+            .map_err(plot_err(format!("{key} of {name}")))?;
             let _ = writeln!(
                 out,
                 "<figure class=\"plot\" data-plot=\"{key}-cdf\" data-point=\"{}\" role=\"img\" aria-label=\"{title} CDF of point {}\">{svg}<figcaption>{title} of {} ok requests{}</figcaption></figure>",
@@ -239,8 +282,12 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
             );
         }
         let tl = &p["timeline"];
-        let svg = plot::timeline_svg(&format!("TTFT over time, {name}"), tl, slo["ttft_s"].as_f64())
-            .map_err(plot_err(format!("timeline of {name}")))?;
+        let svg = plot::timeline_svg(
+            &format!("TTFT over time, {name}"),
+            tl,
+            slo["ttft_s"].as_f64(),
+        )
+        .map_err(plot_err(format!("timeline of {name}")))?;
         let _ = writeln!(
             out,
             "<figure class=\"plot\" data-plot=\"timeline\" data-point=\"{}\" role=\"img\" aria-label=\"TTFT over time of point {}\">{svg}<figcaption>{} of {} measured requests shown</figcaption></figure></div>",
@@ -258,7 +305,10 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
 /// fields when present) as one HTML page.
 pub fn render(report: &Value) -> Result<String, HtmlError> {
     if report["schema"] != "proofpack/report/v1" {
-        return Err(HtmlError::NotAReport(format!("schema is {}", report["schema"])));
+        return Err(HtmlError::NotAReport(format!(
+            "schema is {}",
+            report["schema"]
+        )));
     }
     let checks: Vec<&Value> = report["checks"]
         .as_array()
@@ -266,9 +316,16 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
         .iter()
         .collect();
     let ok = report["ok"].as_bool().unwrap_or(false);
-    let verdict = report["verdict"].as_str().map(str::to_string).unwrap_or_else(|| {
-        if ok { "VERIFIED".into() } else { "FAILED".into() }
-    });
+    let verdict = report["verdict"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            if ok {
+                "VERIFIED".into()
+            } else {
+                "FAILED".into()
+            }
+        });
     let target = report["target"].as_str().unwrap_or("");
     let mut out = String::with_capacity(64 << 10);
     let _ = write!(
@@ -291,7 +348,14 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
         checks.len(),
         s["passed"],
         s["failed"],
-        if s["not_checkable"].as_u64().unwrap_or(0) > 0 { format!(" ({} of them only because another failed)", s["not_checkable"]) } else { String::new() },
+        if s["not_checkable"].as_u64().unwrap_or(0) > 0 {
+            format!(
+                " ({} of them only because another failed)",
+                s["not_checkable"]
+            )
+        } else {
+            String::new()
+        },
         s["skipped"],
         if ok {
             "Every check held: the evidence supports what was published, as far as the checks below reach (see “What a green verdict does not prove” in the auditor's guide)."
@@ -302,9 +366,17 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     out.push_str("<section id=\"context\"><h2>What was verified</h2>\n");
     context_list(&mut out, report);
     out.push_str("</section>\n");
-    let failed: Vec<&Value> = checks.iter().copied().filter(|c| c["ok"] == Value::Bool(false)).collect();
+    let failed: Vec<&Value> = checks
+        .iter()
+        .copied()
+        .filter(|c| c["ok"] == Value::Bool(false))
+        .collect();
     if !failed.is_empty() {
-        let _ = writeln!(out, "<section id=\"failures\"><h2>Failed checks ({})</h2>", failed.len());
+        let _ = writeln!(
+            out,
+            "<section id=\"failures\"><h2>Failed checks ({})</h2>",
+            failed.len()
+        );
         check_rows(&mut out, &failed);
         out.push_str("</section>\n");
     }
@@ -315,7 +387,11 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     // failure open.
     let points: Vec<String> = report["plots"]
         .as_array()
-        .map(|ps| ps.iter().filter_map(|p| p["point"].as_str().map(str::to_string)).collect())
+        .map(|ps| {
+            ps.iter()
+                .filter_map(|p| p["point"].as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let point_refs: Vec<&str> = points.iter().map(String::as_str).collect();
     let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
@@ -329,7 +405,8 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     out.push_str("<section id=\"checks\"><h2>Every check</h2>\n");
     for (g, cs) in &groups {
         let bad = cs.iter().filter(|c| c["ok"] == Value::Bool(false)).count();
-        let _ = writeln!(
+        let _ =
+            writeln!(
             out,
             "<details{} class=\"group\" data-group=\"{}\"><summary>{} — {} check(s){}</summary>",
             if bad > 0 { " open" } else { "" },

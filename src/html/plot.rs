@@ -33,7 +33,13 @@ fn upper(x: f64) -> f64 {
 
 /// An empirical CDF: `cdf` is `{"points": [[x, share], ...]}`, `marks` the
 /// percentiles, `budget` the SLO line.
-pub fn cdf_svg(title: &str, unit: &str, cdf: &Value, marks: &Value, budget: Option<f64>) -> Result<String, String> {
+pub fn cdf_svg(
+    title: &str,
+    unit: &str,
+    cdf: &Value,
+    marks: &Value,
+    budget: Option<f64>,
+) -> Result<String, String> {
     let pts = pairs(&cdf["points"]);
     let n = cdf["n"].as_u64().unwrap_or(0);
     let xmax = upper(
@@ -74,10 +80,15 @@ pub fn cdf_svg(title: &str, unit: &str, cdf: &Value, marks: &Value, budget: Opti
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], OK.stroke_width(2)));
         if let Some(b) = budget {
             chart
-                .draw_series(LineSeries::new(vec![(b, 0.0), (b, 1.0)], BUDGET.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    vec![(b, 0.0), (b, 1.0)],
+                    BUDGET.stroke_width(2),
+                ))
                 .map_err(|e| e.to_string())?
                 .label(format!("SLO budget {b} {unit}"))
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BUDGET.stroke_width(2)));
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], BUDGET.stroke_width(2))
+                });
         }
         for (name, share) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
             if let Some(x) = marks[name].as_f64() {
@@ -86,7 +97,11 @@ pub fn cdf_svg(title: &str, unit: &str, cdf: &Value, marks: &Value, budget: Opti
                         vec![(x, share)],
                         4,
                         MARK.filled(),
-                        &|c, s, st| EmptyElement::at(c) + Circle::new((0, 0), s, st) + Text::new(name.to_string(), (6, -14), ("sans-serif", 11)),
+                        &|c, s, st| {
+                            EmptyElement::at(c)
+                                + Circle::new((0, 0), s, st)
+                                + Text::new(name.to_string(), (6, -14), ("sans-serif", 11))
+                        },
                     ))
                     .map_err(|e| e.to_string())?;
             }
@@ -112,7 +127,10 @@ pub fn timeline_svg(title: &str, timeline: &Value, budget: Option<f64>) -> Resul
     let mut ok = Vec::new();
     let mut bad = Vec::new();
     for p in &raw {
-        let (Some(t), st) = (p.get(0).and_then(Value::as_f64), p.get(2).and_then(Value::as_str).unwrap_or("")) else {
+        let (Some(t), st) = (
+            p.get(0).and_then(Value::as_f64),
+            p.get(2).and_then(Value::as_str).unwrap_or(""),
+        ) else {
             continue;
         };
         let ttft = p.get(1).and_then(Value::as_f64);
@@ -125,7 +143,12 @@ pub fn timeline_svg(title: &str, timeline: &Value, budget: Option<f64>) -> Resul
         }
     }
     let xmax = upper(ok.iter().chain(&bad).map(|p| p.0).fold(0.0, f64::max));
-    let ymax = upper(ok.iter().chain(&bad).map(|p| p.1).fold(budget.unwrap_or(0.0), f64::max));
+    let ymax = upper(
+        ok.iter()
+            .chain(&bad)
+            .map(|p| p.1)
+            .fold(budget.unwrap_or(0.0), f64::max),
+    );
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
@@ -150,16 +173,24 @@ pub fn timeline_svg(title: &str, timeline: &Value, budget: Option<f64>) -> Resul
             .label("ok")
             .legend(|(x, y)| Circle::new((x + 9, y), 3, OK.filled()));
         chart
-            .draw_series(bad.iter().map(|p| Cross::new(*p, 4, BUDGET.stroke_width(2))))
+            .draw_series(
+                bad.iter()
+                    .map(|p| Cross::new(*p, 4, BUDGET.stroke_width(2))),
+            )
             .map_err(|e| e.to_string())?
             .label("failed, timed out or cancelled")
             .legend(|(x, y)| Cross::new((x + 9, y), 4, BUDGET.stroke_width(2)));
         if let Some(b) = budget {
             chart
-                .draw_series(LineSeries::new(vec![(0.0, b), (xmax, b)], BUDGET.mix(0.6).stroke_width(1)))
+                .draw_series(LineSeries::new(
+                    vec![(0.0, b), (xmax, b)],
+                    BUDGET.mix(0.6).stroke_width(1),
+                ))
                 .map_err(|e| e.to_string())?
                 .label(format!("TTFT budget {b} s"))
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BUDGET.stroke_width(1)));
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], BUDGET.stroke_width(1))
+                });
         }
         chart
             .configure_series_labels()

@@ -118,11 +118,8 @@ impl MetricsAccumulator {
         if let Some(fin) = finished_at {
             self.last_finished = Some(self.last_finished.map_or(fin, |l| l.max(fin)));
         }
-        self.timeline.push((
-            sent_at,
-            first_token_at.map(|ft| ft - sent_at),
-            status,
-        ));
+        self.timeline
+            .push((sent_at, first_token_at.map(|ft| ft - sent_at), status));
         match status {
             Status::Ok => {}
             Status::Error => self.m.errors += 1,

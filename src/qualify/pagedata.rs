@@ -44,7 +44,11 @@ fn cdf(sorted: &[f64]) -> Value {
     let take = n.min(MAX_CDF_POINTS);
     let mut pts = Vec::with_capacity(take);
     for i in 0..take {
-        let rank = if take <= 1 { 0 } else { (i * (n - 1) + (take - 1) / 2) / (take - 1) };
+        let rank = if take <= 1 {
+            0
+        } else {
+            (i * (n - 1) + (take - 1) / 2) / (take - 1)
+        };
         pts.push(json!([sorted[rank], (rank + 1) as f64 / n as f64]));
     }
     json!({"n": n, "shown": take, "points": pts})
@@ -53,11 +57,19 @@ fn cdf(sorted: &[f64]) -> Value {
 fn timeline(series: &[(f64, Option<f64>, Status)]) -> Value {
     let n = series.len();
     let t0 = series.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
-    let bad: Vec<usize> = (0..n).filter(|i| series[*i].2 != Status::Ok).take(MAX_TIMELINE_POINTS / 2).collect();
+    let bad: Vec<usize> = (0..n)
+        .filter(|i| series[*i].2 != Status::Ok)
+        .take(MAX_TIMELINE_POINTS / 2)
+        .collect();
     let ok: Vec<usize> = (0..n).filter(|i| series[*i].2 == Status::Ok).collect();
     let room = MAX_TIMELINE_POINTS - bad.len();
     let stride = ok.len().div_ceil(room.max(1)).max(1);
-    let mut keep: Vec<usize> = ok.iter().copied().step_by(stride).chain(bad.iter().copied()).collect();
+    let mut keep: Vec<usize> = ok
+        .iter()
+        .copied()
+        .step_by(stride)
+        .chain(bad.iter().copied())
+        .collect();
     keep.sort_unstable();
     let pts: Vec<Value> = keep
         .iter()
@@ -139,8 +151,16 @@ fn published(v: &Verification, publication: Option<&Publication>, pins: Option<&
 
 /// Fills the report's v1.1 page fields (`context`, `table`, `published`,
 /// `plots`) from the verification.
-pub fn enrich(v: &mut Verification, ctx: &PageContext, publication: Option<&Publication>, pins: Option<&Pins>) {
-    let seal = v.report.get("seal").map(|c| json!({"ok": c.ok, "detail": c.detail}));
+pub fn enrich(
+    v: &mut Verification,
+    ctx: &PageContext,
+    publication: Option<&Publication>,
+    pins: Option<&Pins>,
+) {
+    let seal = v
+        .report
+        .get("seal")
+        .map(|c| json!({"ok": c.ok, "detail": c.detail}));
     let context = json!({
         "tool": crate::TOOL,
         "verified_at": ctx.verified_at,
@@ -183,7 +203,9 @@ mod tests {
 
     #[test]
     fn timeline_keeps_failures() {
-        let mut s: Vec<(f64, Option<f64>, Status)> = (0..10_000).map(|i| (i as f64, Some(1.0), Status::Ok)).collect();
+        let mut s: Vec<(f64, Option<f64>, Status)> = (0..10_000)
+            .map(|i| (i as f64, Some(1.0), Status::Ok))
+            .collect();
         s[5].2 = Status::Error;
         s[5].1 = None;
         let t = timeline(&s);

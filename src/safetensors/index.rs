@@ -11,7 +11,7 @@
 //! and checked against the shards' own headers: the shard set, where every
 //! tensor is, and the totals.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use serde_json::Value;
@@ -175,9 +175,10 @@ fn as_count(v: &Value) -> Option<u128> {
 }
 
 /// Checks an index against the shard set. `dir` is the index's directory
-/// relative to ROOT; `in_dir` are the shards of the set in that directory
-/// (the ones a loader of this index would see beside it); `on_disk` says
-/// whether a path the set does not hold is a file under ROOT.
+/// relative to ROOT; the shards of the set in that directory are those a
+/// loader of this index sees beside it; `on_disk` says whether a path the
+/// set does not hold is a file under ROOT. Shard paths are interned once
+/// (a weight map names a few shards for up to millions of tensors).
 pub fn check(
     index: &Index,
     dir: &str,
@@ -186,98 +187,118 @@ pub fn check(
     on_disk: &dyn Fn(&str) -> bool,
 ) -> Vec<Check> {
     let mut out = Vec::new();
-    let by_path: BTreeMap<&str, &ShardState<'_>> = shards.iter().map(|s| (s.path, s)).collect();
-    // The weight map, resolved: tensor -> shard path.
-    let mut placed: HashMap<&str, String> = HashMap::with_capacity(index.weight_map.len());
-    let mut named: BTreeMap<String, (usize, Option<String>)> = BTreeMap::new();
+    let set: HashMap<&str, usize> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.path, i))
+        .collect();
+    // The shards the weight map names ("targets"), each resolved once.
+    let mut targets: Vec<Target> = Vec::new();
+    let mut target_of_file: HashMap<&str, usize> = HashMap::new();
+    let mut placed: HashMap<&str, usize> = HashMap::with_capacity(index.weight_map.len());
     for (tensor, file) in &index.weight_map {
-        match resolve(dir, file) {
-            Ok(p) => {
-                named.entry(p.clone()).or_insert((0, None)).0 += 1;
-                placed.insert(tensor.as_str(), p);
-            }
-            Err(why) => {
-                let e = named.entry(file.clone()).or_insert((0, Some(why)));
-                e.0 += 1;
+        let t = *target_of_file.entry(file.as_str()).or_insert_with(|| {
+            let (path, bad) = match resolve(dir, file) {
+                Ok(p) => (p, None),
+                Err(why) => (file.clone(), Some(why)),
+            };
+            let shard = if bad.is_none() {
+                set.get(path.as_str()).copied()
+            } else {
+                None
+            };
+            targets.push(Target {
+                path,
+                bad,
+                shard,
+                tensors: Vec::new(),
+            });
+            targets.len() - 1
+        });
+        targets[t].tensors.push(tensor.as_str());
+        placed.insert(tensor.as_str(), t);
+    }
+    // Which shard headers hold each tensor: the first, and any others.
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    let mut more: Vec<(&str, usize)> = Vec::new();
+    for (i, s) in shards.iter().enumerate() {
+        for t in s.header.iter().flat_map(|h| &h.tensors) {
+            if first.try_insert_or(t.name.as_str(), i) {
+                more.push((t.name.as_str(), i));
             }
         }
     }
-    // Which shard headers hold each tensor.
-    let mut holders: HashMap<&str, Vec<&str>> = HashMap::new();
-    for s in shards {
-        if let Some(h) = s.header {
-            for t in &h.tensors {
-                holders.entry(t.name.as_str()).or_default().push(s.path);
-            }
-        }
-    }
+    let holders = |t: &str| -> Vec<usize> {
+        let mut v: Vec<usize> = first.get(t).copied().into_iter().collect();
+        v.extend(more.iter().filter(|(n, _)| *n == t).map(|(_, i)| *i));
+        v
+    };
     let set_word = match source {
         SetSource::Scanned => "under ROOT",
         SetSource::Manifest => "in the manifest",
     };
-    for (p, (count, bad)) in &named {
+    let mut by_name: Vec<usize> = (0..targets.len()).collect();
+    by_name.sort_by(|&x, &y| targets[x].path.cmp(&targets[y].path));
+    for &ti in &by_name {
+        let t = &targets[ti];
+        let (p, count) = (&t.path, t.tensors.len());
         let id = format!("index.shard_present:{p}");
-        let c = if let Some(why) = bad {
-            Check::fail(
+        out.push(match (&t.bad, t.shard) {
+            (Some(why), _) => Check::fail(
                 id,
-                format!(
-                    "the weight map names {} for {count} tensors, which is not a shard path: {why}",
-                    shown(p)
-                ),
-            )
-        } else {
-            match by_path.get(p.as_str()) {
-                Some(s) if s.readable => Check::pass(id, format!("named for {count} tensors, present")),
-                Some(_) => Check::fail(id, format!("named for {count} tensors, listed {set_word} but it cannot be read (see shard.read:{p})")),
-                None if source == SetSource::Manifest && on_disk(p) => Check::fail(
-                    id,
-                    format!("named for {count} tensors, present under ROOT but not listed in the manifest"),
-                ),
-                None => Check::fail(id, format!("named for {count} tensors, but no such shard is {set_word}")),
+                format!("the weight map names {} for {count} tensors, which is not a shard path: {why}", shown(p)),
+            ),
+            (None, Some(i)) if shards[i].readable => {
+                Check::pass(id, format!("named for {count} tensors, present"))
             }
-        };
-        out.push(c);
+            (None, Some(_)) => Check::fail(
+                id,
+                format!("named for {count} tensors, listed {set_word} but it cannot be read (see shard.read:{p})"),
+            ),
+            (None, None) if source == SetSource::Manifest && on_disk(p) => Check::fail(
+                id,
+                format!("named for {count} tensors, present under ROOT but not listed in the manifest"),
+            ),
+            (None, None) => Check::fail(
+                id,
+                format!("named for {count} tensors, but no such shard is {set_word}"),
+            ),
+        });
     }
-    let in_dir: Vec<&ShardState<'_>> = shards
+    let target_of_shard: HashMap<usize, usize> = targets
         .iter()
-        .filter(|s| match s.path.rsplit_once('/') {
-            Some((d, _)) => d == dir,
-            None => dir.is_empty(),
-        })
+        .enumerate()
+        .filter_map(|(ti, t)| t.shard.map(|i| (i, ti)))
         .collect();
-    for s in &in_dir {
+    let beside = |s: &ShardState<'_>| match s.path.rsplit_once('/') {
+        Some((d, _)) => d == dir,
+        None => dir.is_empty(),
+    };
+    for (i, s) in shards.iter().enumerate().filter(|(_, s)| beside(s)) {
         let id = format!("index.shard_indexed:{}", s.path);
-        out.push(if named.contains_key(s.path) {
+        out.push(if target_of_shard.contains_key(&i) {
             Check::pass(id, "named by the weight map")
         } else {
-            let n = s.header.map(|h| h.tensors.len());
+            let n = s.header.map(|h| format!(" ({} tensors)", h.tensors.len()));
             Check::fail(
                 id,
                 format!(
                     "the weight map names no tensor in this shard{}: a loader of this index never reads it",
-                    n.map(|n| format!(" ({n} tensors)")).unwrap_or_default()
+                    n.unwrap_or_default()
                 ),
             )
         });
     }
-    // Per shard: the weight map's tensors are in it; its tensors are placed in it.
-    let mut expected_in: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (t, p) in &placed {
-        expected_in.entry(p.as_str()).or_default().push(t);
-    }
-    let compared: BTreeSet<&str> = in_dir
-        .iter()
-        .map(|s| s.path)
-        .chain(
-            named
-                .keys()
-                .map(String::as_str)
-                .filter(|p| by_path.contains_key(p)),
-        )
+    // Per shard (beside the index, or named by it): the weight map's
+    // tensors are in it, and its tensors are placed in it.
+    let mut compared: Vec<usize> = (0..shards.len())
+        .filter(|i| beside(&shards[*i]) || target_of_shard.contains_key(i))
         .collect();
-    for p in compared {
-        let s = by_path[p];
-        let Some(h) = s.header else {
+    compared.sort_by(|&x, &y| shards[x].path.cmp(shards[y].path));
+    let place = |i: usize| shards[i].path;
+    for i in compared {
+        let p = shards[i].path;
+        let Some(h) = shards[i].header else {
             for rule in ["tensors", "misplaced", "unmapped"] {
                 out.push(Check::not_checkable(
                     format!("index.{rule}:{p}"),
@@ -286,19 +307,23 @@ pub fn check(
             }
             continue;
         };
-        let own: BTreeSet<&str> = h.tensors.iter().map(|t| t.name.as_str()).collect();
+        let wanted: &[&str] = target_of_shard
+            .get(&i)
+            .map(|&ti| targets[ti].tensors.as_slice())
+            .unwrap_or(&[]);
         let mut missing: Vec<String> = Vec::new();
-        let mut wanted = expected_in.get(p).cloned().unwrap_or_default();
-        wanted.sort_unstable();
-        for t in &wanted {
-            if !own.contains(t) {
-                let elsewhere = holders.get(t).map(|v| v.join(", "));
-                missing.push(match elsewhere {
-                    Some(w) => format!("{} (it is in {w})", shown(t)),
-                    None => format!("{} (in no shard)", shown(t)),
+        for t in wanted {
+            let at = holders(t);
+            if !at.contains(&i) {
+                missing.push(if at.is_empty() {
+                    format!("{} (in no shard)", shown(t))
+                } else {
+                    let w: Vec<&str> = at.iter().map(|&j| place(j)).collect();
+                    format!("{} (it is in {})", shown(t), w.join(", "))
                 });
             }
         }
+        missing.sort();
         out.push(if missing.is_empty() {
             Check::pass(
                 format!("index.tensors:{p}"),
@@ -320,15 +345,19 @@ pub fn check(
         });
         let mut misplaced = Vec::new();
         let mut unmapped = Vec::new();
-        for t in &own {
-            match placed.get(t) {
-                Some(q) if q != p => {
-                    misplaced.push(format!("{} (the weight map places it in {q})", shown(t)))
-                }
+        for t in &h.tensors {
+            match placed.get(t.name.as_str()) {
+                Some(&ti) if targets[ti].shard != Some(i) => misplaced.push(format!(
+                    "{} (the weight map places it in {})",
+                    shown(&t.name),
+                    targets[ti].path
+                )),
                 Some(_) => {}
-                None => unmapped.push(shown(t)),
+                None => unmapped.push(shown(&t.name)),
             }
         }
+        misplaced.sort();
+        unmapped.sort();
         out.push(if misplaced.is_empty() {
             Check::pass(
                 format!("index.misplaced:{p}"),
@@ -360,10 +389,15 @@ pub fn check(
             )
         });
     }
-    let mut dup: Vec<String> = holders
+    let mut dup: Vec<String> = more
         .iter()
-        .filter(|(_, v)| v.len() > 1)
-        .map(|(t, v)| format!("{} is in {}", shown(t), v.join(", ")))
+        .map(|(t, _)| *t)
+        .collect::<BTreeSet<&str>>()
+        .into_iter()
+        .map(|t| {
+            let w: Vec<&str> = holders(t).into_iter().map(place).collect();
+            format!("{} is in {}", shown(t), w.join(", "))
+        })
         .collect();
     dup.sort();
     out.push(if dup.is_empty() {
@@ -378,31 +412,58 @@ pub fn check(
             ),
         )
     });
-    out.extend(totals(index, &named, &by_path));
+    out.extend(totals(index, &targets, shards));
     out
+}
+
+/// A shard the weight map names.
+struct Target<'a> {
+    /// Its path relative to ROOT (or the name as written, when it is not a path).
+    path: String,
+    /// Why the name is not a shard path.
+    bad: Option<String>,
+    /// The shard of the set it is, if any.
+    shard: Option<usize>,
+    /// The tensors the weight map places in it.
+    tensors: Vec<&'a str>,
+}
+
+/// `HashMap::try_insert` as it is on stable: inserts when absent; returns
+/// true when the key was already there.
+trait TryInsertOr<K, V> {
+    fn try_insert_or(&mut self, k: K, v: V) -> bool;
+}
+
+impl<K: std::hash::Hash + Eq, V> TryInsertOr<K, V> for HashMap<K, V> {
+    fn try_insert_or(&mut self, k: K, v: V) -> bool {
+        match self.entry(k) {
+            std::collections::hash_map::Entry::Occupied(_) => true,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(v);
+                false
+            }
+        }
+    }
 }
 
 /// `index.total_size` and `index.total_parameters` against the headers of
 /// the shards the index names.
-fn totals(
-    index: &Index,
-    named: &BTreeMap<String, (usize, Option<String>)>,
-    by_path: &BTreeMap<&str, &ShardState<'_>>,
-) -> Vec<Check> {
+fn totals(index: &Index, targets: &[Target<'_>], shards: &[ShardState<'_>]) -> Vec<Check> {
     let mut bytes = 0u128;
     let mut params = 0u128;
     let mut unread = Vec::new();
-    for p in named.keys() {
-        match by_path.get(p.as_str()).and_then(|s| s.header) {
+    for t in targets {
+        match t.shard.and_then(|i| shards[i].header) {
             Some(h) => {
                 for t in &h.tensors {
                     bytes += u128::from(t.end.saturating_sub(t.begin));
                     params += u128::from(t.elements.unwrap_or(0));
                 }
             }
-            None => unread.push(p.clone()),
+            None => unread.push(t.path.clone()),
         }
     }
+    unread.sort();
     let mut out = Vec::new();
     for (key, sum, what) in [
         ("total_size", bytes, "bytes of tensor data"),

@@ -20,3 +20,16 @@ pub fn python() -> PathBuf {
     );
     p
 }
+
+/// Runs a command to completion and asserts it succeeded, showing its
+/// stderr when it did not; its output.
+pub fn output_ok(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
