@@ -61,6 +61,48 @@ fn truncated_shard_on_one_host_in_sizes_only_mode() {
     o.assert_fails("host:node-2.passed", "model-00042-of-00096.safetensors");
 }
 
+/// v1.1: the sizes-only launch check reads the shard headers. Two shards of
+/// equal size swapped under each other's names (node-1) and a shard whose
+/// header is corrupt but whose size is right (node-3) passed a sizes-only
+/// check that looked at sizes alone; now each host's signed report fails,
+/// naming the shard and the rule, and the fleet fails for those hosts.
+#[test]
+fn swapped_shards_and_a_corrupt_header_fail_the_sizes_only_launch_check() {
+    let f = fleet();
+    let (a, b) = (
+        f.root("node-1").join("model-00010-of-00096.safetensors"),
+        f.root("node-1").join("model-00011-of-00096.safetensors"),
+    );
+    let (ba, bb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(ba.len(), bb.len(), "the forgery needs shards of equal size");
+    assert_ne!(ba, bb);
+    std::fs::write(&a, &bb).unwrap();
+    std::fs::write(&b, &ba).unwrap();
+    let c = f.root("node-3").join("model-00013-of-00096.safetensors");
+    let mut bc = std::fs::read(&c).unwrap();
+    assert_eq!(bc[8], b'{');
+    bc[8] = b'[';
+    std::fs::write(&c, &bc).unwrap();
+    for h in HOSTS {
+        let code = f.check(h, "--sizes-only");
+        assert_eq!(code, i32::from(h == "node-1" || h == "node-3"), "{h}");
+    }
+    let o = f.verify(&f.all_reports(), "sizes-only");
+    o.assert_only_failures(&["host:node-1.passed", "host:node-3.passed"]);
+    o.assert_fails(
+        "host:node-1.passed",
+        "shard.header_sha256:model-00010-of-00096.safetensors",
+    );
+    o.assert_fails(
+        "host:node-1.passed",
+        "shard.header_sha256:model-00011-of-00096.safetensors",
+    );
+    o.assert_fails(
+        "host:node-3.passed",
+        "shard.header_json:model-00013-of-00096.safetensors",
+    );
+}
+
 #[test]
 fn changed_byte_caught_in_full_mode_and_not_claimed_by_sizes_only() {
     let f = fleet();

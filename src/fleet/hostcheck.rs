@@ -49,7 +49,8 @@ pub struct HostChecked {
 
 /// Checks `root` against `manifest` (the closed-world check: every listed
 /// file present with its size, or its content in full mode; nothing else),
-/// and the config. `Err` only when the check could not run (a manifest
+/// in sizes-only mode every safetensors shard's header
+/// ([`manifest::structure_check`]), and the config. `Err` only when the check could not run (a manifest
 /// without sizes in sizes-only mode, an unreadable root).
 pub fn host_check(
     root: &Path,
@@ -73,6 +74,14 @@ pub fn host_check(
         sizes_only: opts.mode == Mode::SizesOnly,
     };
     let mut report = manifest::check(root, manifest, origin, &check_opts, progress)?;
+    if opts.mode == Mode::SizesOnly {
+        // v1.1 (contract 2.1, 10): the sizes-only launch check also reads
+        // every safetensors shard's header (its structure, and the header
+        // digest the manifest record pins), never the tensor data; a
+        // truncated shard, a corrupt header or two equal-size shards
+        // swapped fail it.
+        report.extend(manifest::structure_check(root, manifest));
+    }
     let config_digest = match &opts.config {
         None => None,
         Some(ConfigSource::Stated(d)) => {
