@@ -100,6 +100,19 @@ pub fn check_objects(
     Ok(rc)
 }
 
+/// "N of M checks (first ids, ...)": the failed part of a verdict line.
+pub(crate) fn failed_checks(report: &crate::report::Report) -> String {
+    let s = report.summary;
+    let ids: Vec<&str> = report.failures().take(12).map(|c| c.id.as_str()).collect();
+    format!(
+        "{} of {} checks ({}{})",
+        s.failed,
+        s.passed + s.failed,
+        ids.join(", "),
+        if s.failed > 12 { ", ..." } else { "" }
+    )
+}
+
 impl ResultsCheck {
     /// Sets the report's verdict line from its checks (call again after
     /// adding row or claims checks).
@@ -124,19 +137,7 @@ impl ResultsCheck {
             self.report.ok = false;
             format!("FAILED: nothing could be compared; {what}")
         } else if !self.report.ok {
-            let failed: Vec<&str> = self
-                .report
-                .failures()
-                .take(12)
-                .map(|c| c.id.as_str())
-                .collect();
-            format!(
-                "FAILED: {} of {} checks ({}{}); {what}",
-                s.failed,
-                s.passed + s.failed,
-                failed.join(", "),
-                if s.failed > 12 { ", ..." } else { "" }
-            )
+            format!("FAILED: {}; {what}", failed_checks(&self.report))
         } else if summary_only {
             format!(
             "VERIFIED (summary only: no per-request arrays, internal consistency checked): {what}"

@@ -750,5 +750,23 @@ pub fn verify_receipt_dir(dir: &Path) -> Result<Report, ReceiptError> {
         });
     }
     super::receipt_points::check_executions(dir, &v, &names, &mut report);
+    let s = report.summary;
+    report.verdict = Some(if s.passed == 0 && s.failed == 0 {
+        report.ok = false;
+        format!(
+            "FAILED: nothing in receipt {} could be compared ({} checks not applicable)",
+            dir.display(),
+            s.skipped
+        )
+    } else if report.ok {
+        format!(
+            "VERIFIED: receipt {} ({} checks passed, {} not applicable)",
+            dir.display(),
+            s.passed,
+            s.skipped
+        )
+    } else {
+        format!("FAILED: {}", super::failed_checks(&report))
+    });
     Ok(report)
 }

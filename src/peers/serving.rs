@@ -298,7 +298,10 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
     let lens = obj.arrays.lengths();
     let summary_only = lens.is_empty();
     // Arrays: all one length.
+    // A failed arrays check makes what needs the arrays "not checkable";
+    // an unknown success per request (no errors array) makes it ok:null.
     let mut blocked: Option<String> = None;
+    let mut unknown_success: Option<String> = None;
     let mut n = 0usize;
     if !summary_only {
         let mut counts: Vec<(usize, usize)> = Vec::new();
@@ -337,7 +340,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
         match successes(obj, n) {
             Ok((s, how)) => Some((s, how)),
             Err(why) => {
-                blocked = Some(why);
+                unknown_success = Some(why);
                 None
             }
         }
@@ -363,8 +366,9 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
     });
     let how = ok.as_ref().map_or("", |(_, h)| *h);
     let no_arrays = |id: &str, key: &str| -> Check {
-        match &blocked {
-            Some(why) if !summary_only => Check::not_checkable(id, why),
+        match (&blocked, &unknown_success) {
+            (Some(why), _) => Check::not_checkable(id, why),
+            (None, Some(why)) => Check::skip(id, format!("{key}: {why}")),
             _ => Check::skip(id, format!("summary only: {key} cannot be recomputed without the per-request arrays (saved with --save-detailed / --output-details)")),
         }
     };
@@ -513,7 +517,11 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                         completed_f,
                         obj.num("total_input_tokens"),
                         obj.num("total_output_tokens"),
-                        "the file's own totals (summary only)",
+                        if summary_only {
+                            "the file's own totals (summary only)"
+                        } else {
+                            "the file's own totals (the arrays are not usable)"
+                        },
                     ),
                 };
                 let v = match formula {
@@ -619,5 +627,57 @@ pub fn field_json(obj: &ResultObject, key: &str) -> Value {
         Some(Scalar::Num { value, .. }) => json!(value),
         Some(Scalar::Str(s)) => json!(s),
         _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::peers::results::parse_results;
+
+    fn checked(text: &str) -> Checked {
+        let objs = parse_results(text.as_bytes(), std::path::Path::new("t.json")).unwrap();
+        check_object(&objs[0], &crate::peers::vllm::VLLM, "result")
+    }
+
+    #[test]
+    fn keys_and_missing_success() {
+        assert_eq!(
+            parse_stat_key("p99.9_ttft_ms"),
+            Some((Stat::P(99.9), "ttft"))
+        );
+        assert_eq!(
+            parse_stat_key("median_e2e_latency_ms"),
+            Some((Stat::Median, "e2e_latency"))
+        );
+        assert_eq!(parse_stat_key("p101_ttft_ms"), None);
+        assert_eq!(parse_stat_key("mean_ttft"), None);
+        // No errors array and completed != entries: success per request is
+        // unknown, so the array fields are ok:null, not failures.
+        let c = checked(
+            r#"{"duration": 2.0, "completed": 1, "ttfts": [0.1, 0.2], "mean_ttft_ms": 150.0, "request_throughput": 0.5}"#,
+        );
+        let mean = c
+            .checks
+            .iter()
+            .find(|c| c.id == "result.mean_ttft_ms")
+            .unwrap();
+        assert_eq!(mean.ok, None, "{mean:?}");
+        let rt = c
+            .checks
+            .iter()
+            .find(|c| c.id == "result.request_throughput")
+            .unwrap();
+        assert_eq!(rt.ok, Some(true), "{rt:?}");
+        // completed equal to the entries: all successful, recomputed.
+        let c = checked(
+            r#"{"duration": 2.0, "completed": 2, "ttfts": [0.1, 0.2], "mean_ttft_ms": 150.0}"#,
+        );
+        let mean = c
+            .checks
+            .iter()
+            .find(|c| c.id == "result.mean_ttft_ms")
+            .unwrap();
+        assert_eq!(mean.ok, Some(true), "{mean:?}");
     }
 }

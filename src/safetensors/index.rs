@@ -11,7 +11,8 @@
 //! and checked against the shards' own headers: the shard set, where every
 //! tensor is, and the totals.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -218,19 +219,29 @@ pub fn check(
         targets[t].tensors.push(tensor.as_str());
         placed.insert(tensor.as_str(), t);
     }
-    // Which shard headers hold each tensor: the first, and any others.
+    // Which shard headers hold each tensor: the first, and any others
+    // (a name twice in one header is shard.duplicate_names', not this).
     let mut first: HashMap<&str, usize> = HashMap::new();
-    let mut more: Vec<(&str, usize)> = Vec::new();
+    let mut more: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, s) in shards.iter().enumerate() {
         for t in s.header.iter().flat_map(|h| &h.tensors) {
-            if first.try_insert_or(t.name.as_str(), i) {
-                more.push((t.name.as_str(), i));
+            match first.entry(t.name.as_str()) {
+                Entry::Vacant(e) => {
+                    e.insert(i);
+                }
+                Entry::Occupied(e) if *e.get() != i => {
+                    let v = more.entry(t.name.as_str()).or_default();
+                    if !v.contains(&i) {
+                        v.push(i);
+                    }
+                }
+                Entry::Occupied(_) => {}
             }
         }
     }
     let holders = |t: &str| -> Vec<usize> {
         let mut v: Vec<usize> = first.get(t).copied().into_iter().collect();
-        v.extend(more.iter().filter(|(n, _)| *n == t).map(|(_, i)| *i));
+        v.extend(more.get(t).into_iter().flatten().copied());
         v
     };
     let set_word = match source {
@@ -390,10 +401,7 @@ pub fn check(
         });
     }
     let mut dup: Vec<String> = more
-        .iter()
-        .map(|(t, _)| *t)
-        .collect::<BTreeSet<&str>>()
-        .into_iter()
+        .keys()
         .map(|t| {
             let w: Vec<&str> = holders(t).into_iter().map(place).collect();
             format!("{} is in {}", shown(t), w.join(", "))
@@ -426,24 +434,6 @@ struct Target<'a> {
     shard: Option<usize>,
     /// The tensors the weight map places in it.
     tensors: Vec<&'a str>,
-}
-
-/// `HashMap::try_insert` as it is on stable: inserts when absent; returns
-/// true when the key was already there.
-trait TryInsertOr<K, V> {
-    fn try_insert_or(&mut self, k: K, v: V) -> bool;
-}
-
-impl<K: std::hash::Hash + Eq, V> TryInsertOr<K, V> for HashMap<K, V> {
-    fn try_insert_or(&mut self, k: K, v: V) -> bool {
-        match self.entry(k) {
-            std::collections::hash_map::Entry::Occupied(_) => true,
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(v);
-                false
-            }
-        }
-    }
 }
 
 /// `index.total_size` and `index.total_parameters` against the headers of
