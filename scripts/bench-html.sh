@@ -37,5 +37,5 @@ size() { python3 -c "import os,sys; print(f'{os.path.getsize(sys.argv[1])/2**20:
 echo "bench-html: $n requests per point, 2 points; report.json $(size "$work/report.json"), report.html $(size "$work/report.html")"
 echo "bench-html: report -o REPORT.html: $render s (best of 5)"
 echo "bench-html: reference python3 json.load + json.dump of the report: $ref s (best of 5)"
-python3 -c "print(f'bench-html: ratio render / reference: {$render/$ref:.2f}')"
+python3 -c "print(f'bench-html: ratio reference / render: {$ref/$render:.2f} (above 1: proofpack faster)')"
 /usr/bin/time -f "bench-html: report -o REPORT.html: %M KiB max RSS" "$pp" report "$work/report.json" -o "$work/report.html" 2>&1 | grep bench-html

@@ -113,7 +113,7 @@ rss_struct=$(peak_rss_mib "$c_struct")
 rss_shards=$(peak_rss_mib "$c_shards")
 
 apparent=$(du -sb --apparent-size "$root" | cut -f1)
-ondisk=$(du -sb "$root" | cut -f1)
+ondisk=$(du -s -B1 "$root" | cut -f1)
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "tools: $($pp --version), $(find --version | head -1)"
 echo "checkpoint: $shards shards, $(tail -1 "$data/shards.txt")"
