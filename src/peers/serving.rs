@@ -259,6 +259,32 @@ fn published(id: &str, key: &str, v: &Scalar) -> Result<f64, Check> {
     }
 }
 
+/// True for a key that names a measured result (a throughput, a latency,
+/// a token count) rather than a run parameter.
+fn looks_like_result(key: &str) -> bool {
+    const WORDS: [&str; 8] = [
+        "throughput",
+        "goodput",
+        "latency",
+        "ttft",
+        "tpot",
+        "itl",
+        "e2el",
+        "tokens",
+    ];
+    WORDS.iter().any(|w| key.contains(w)) || key.ends_with("_ms") || key.ends_with("_per_s")
+}
+
+/// A float as a reader wants it: shortest round-trip digits, in exponent
+/// form when plain digits would run to dozens of zeros (1e-300, 1e300).
+fn shown(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-6..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 fn compare(id: &str, key: &str, formula: &str, recomputed: f64, file: f64, exact: bool) -> Check {
     let ok = if exact {
         recomputed == file
@@ -270,10 +296,11 @@ fn compare(id: &str, key: &str, formula: &str, recomputed: f64, file: f64, exact
     } else {
         "relative tolerance 1e-9"
     };
+    let (r, f) = (shown(recomputed), shown(file));
     let detail = if ok {
-        format!("{key} = {formula} = {recomputed} ({tol})")
+        format!("{key} = {formula} = {r} ({tol})")
     } else {
-        format!("{key} = {formula} = {recomputed}, but the file has {file} ({tol})")
+        format!("{key} = {formula} = {r}, but the file has {f} ({tol})")
     };
     Check::outcome(id, ok, detail).with_values(json!(recomputed), json!(file))
 }
@@ -499,7 +526,12 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
             }
             _ => {
                 let Some((_, formula)) = def.throughputs.iter().find(|(k, _)| *k == canon) else {
-                    continue; // configuration and metadata: not a result field
+                    // Configuration and metadata are not results; a number
+                    // that reads as a result is named, never passed over.
+                    if value.num().is_some() && looks_like_result(canon) {
+                        checks.push(Check::skip(id, format!("{canon}{spelled}: a result field that the {} definitions proofpack follows ({}) do not define; not checked", def.name, def.source)));
+                    }
+                    continue;
                 };
                 let file = or_push!(published(&id, canon, value), checks);
                 let Some(d) = duration else {
@@ -652,6 +684,14 @@ mod tests {
         );
         assert_eq!(parse_stat_key("p101_ttft_ms"), None);
         assert_eq!(parse_stat_key("mean_ttft"), None);
+        assert!(looks_like_result("input_throughput"));
+        assert!(looks_like_result("mean_decode_ms"));
+        assert!(!looks_like_result("request_rate"));
+        assert!(!looks_like_result("burstiness"));
+        assert_eq!(shown(1e-300), "1e-300");
+        assert_eq!(shown(2.5e20), "2.5e20");
+        assert_eq!(shown(199.0), "199");
+        assert_eq!(shown(0.000123), "0.000123");
         // No errors array and completed != entries: success per request is
         // unknown, so the array fields are ok:null, not failures.
         let c = checked(
