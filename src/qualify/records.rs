@@ -18,6 +18,19 @@ pub const MAX_LINE: usize = 1 << 20;
 /// How many problems of one kind a check detail quotes before summarising.
 pub const MAX_QUOTED: usize = 10;
 
+/// Valid records one client-records file may hold (v1.1): what the verifier
+/// keeps per request (id, status, times, the metric and plot values, about
+/// 200 bytes) stays under about 0.5 GiB per file. Two million requests in
+/// one point is 55 hours at 10 requests/s; past the limit reading stops and
+/// the file is reported with the limit, never partly checked as a pass.
+pub const MAX_CLIENT_RECORDS: u64 = 2_000_000;
+
+/// Distinct request ids one router journal may hold over all its points
+/// (v1.1), for the same reason: what the journal witnessed per id is kept.
+/// Events of ids already seen do not count, so an honest journal of four
+/// events per request reaches it at four million requests.
+pub const MAX_JOURNAL_REQUESTS: u64 = 4_000_000;
+
 /// Problems found while reading, quoted up to [`MAX_QUOTED`], all counted.
 #[derive(Debug, Default, Clone)]
 pub struct Problems {
@@ -191,6 +204,20 @@ pub fn read_client_records(
     slo_ttft_s: f64,
     slo_tpot_s: f64,
 ) -> io::Result<ClientSummary> {
+    read_client_records_limited(r, file, point, slo_ttft_s, slo_tpot_s, MAX_CLIENT_RECORDS)
+}
+
+/// [`read_client_records`] with a record limit other than
+/// [`MAX_CLIENT_RECORDS`].
+pub fn read_client_records_limited(
+    r: &mut dyn Read,
+    file: &str,
+    point: &str,
+    slo_ttft_s: f64,
+    slo_tpot_s: f64,
+    max_records: u64,
+) -> io::Result<ClientSummary> {
+    let mut stopped = false;
     let mut problems = Problems::default();
     let mut duplicates = Problems::default();
     let mut breaches = Problems::default();
@@ -204,6 +231,9 @@ pub fn read_client_records(
     let mut ok_output_tokens = Range::default();
     let mut parse_problems = Problems::default();
     for_each_line(r, file, &mut parse_problems, |line, text| {
+        if stopped {
+            return;
+        }
         if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
             problems.push(format!("{file}:{line}: invalid client record: {e}"));
             return;
@@ -224,6 +254,13 @@ pub fn read_client_records(
                 "{file}:{line}: request {:?} belongs to point {:?}, but this is point {point:?}'s file",
                 rec.request_id, rec.point
             ));
+            return;
+        }
+        if records == max_records {
+            problems.push(format!(
+                "{file}:{line}: more than {max_records} records; proofpack reads at most that many per client-records file (a v1.1 limit), so reading of this file stopped"
+            ));
+            stopped = true;
             return;
         }
         records += 1;
@@ -378,6 +415,19 @@ pub const FIRST_TOKEN_EVENT: &str = "first_token";
 /// Streams a router journal, keeping the events of `points` (the points
 /// that name this journal); events of any other point are undeclared.
 pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result<JournalSummary> {
+    read_journal_limited(r, file, points, MAX_JOURNAL_REQUESTS)
+}
+
+/// [`read_journal`] with a limit of distinct request ids other than
+/// [`MAX_JOURNAL_REQUESTS`].
+pub fn read_journal_limited(
+    r: &mut dyn Read,
+    file: &str,
+    points: &[&str],
+    max_requests: u64,
+) -> io::Result<JournalSummary> {
+    let mut stopped = false;
+    let mut requests = 0u64;
     let mut s = JournalSummary::default();
     for p in points {
         s.points.insert((*p).to_string(), HashMap::new());
@@ -386,6 +436,9 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
     let mut line_problems = Problems::default();
     let mut undeclared: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
     for_each_line(r, file, &mut line_problems, |line, text| {
+        if stopped {
+            return;
+        }
         if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
             problems.push(format!("{file}:{line}: invalid journal event: {e}"));
             return;
@@ -404,6 +457,19 @@ pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result
         if !ev.at.is_finite() {
             problems.push(format!("{file}:{line}: `at` is not a finite number"));
             return;
+        }
+        if s.points
+            .get(&ev.point)
+            .is_some_and(|m| !m.contains_key(&ev.request_id))
+        {
+            if requests == max_requests {
+                problems.push(format!(
+                    "{file}:{line}: events of more than {max_requests} request ids; proofpack reads at most that many per journal (a v1.1 limit), so reading of this file stopped"
+                ));
+                stopped = true;
+                return;
+            }
+            requests += 1;
         }
         s.events += 1;
         let Some(map) = s.points.get_mut(&ev.point) else {
@@ -514,5 +580,46 @@ mod tests {
         assert_eq!(s.metrics.ttft_s[0], Some(2.0));
         assert_eq!(s.metrics.tpot_ms[0], Some(1000.0));
         assert_eq!(s.metrics.within_limits, 0); // TPOT 1 s > 0.3 s
+    }
+
+    #[test]
+    fn reading_stops_at_the_record_and_request_limits() {
+        let rec = |i: u32| {
+            format!(
+                "{{\"request_id\":\"r{i}\",\"point\":\"p\",\"warmup\":false,\"status\":\"ok\",\"sent_at\":10,\"first_token_at\":12,\"finished_at\":22,\"input_tokens\":5,\"output_tokens\":11}}\n"
+            )
+        };
+        let text: String = (0..5).map(rec).collect();
+        let s = read_client_records_limited(&mut text.as_bytes(), "c.jsonl", "p", 10.0, 0.3, 3)
+            .unwrap();
+        assert_eq!((s.records, s.ids.len()), (3, 3));
+        assert_eq!(s.problems.count, 1, "{:?}", s.problems);
+        assert!(s.problems.quoted[0].starts_with("c.jsonl:4: more than 3 records"));
+        let s = read_client_records_limited(&mut text.as_bytes(), "c.jsonl", "p", 10.0, 0.3, 5)
+            .unwrap();
+        assert!(s.problems.is_empty());
+
+        // Journal: the limit counts distinct ids; more events of known ids
+        // are read.
+        let ev = |id: &str, event: &str| {
+            format!(
+                "{{\"at\":1.0,\"point\":\"p\",\"request_id\":\"{id}\",\"event\":\"{event}\"}}\n"
+            )
+        };
+        let text = [
+            ev("a", "received"),
+            ev("b", "received"),
+            ev("a", "first_token"),
+            ev("c", "received"),
+            ev("b", "first_token"),
+        ]
+        .concat();
+        let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &["p"], 2).unwrap();
+        assert_eq!(j.events, 3, "{:?}", j.problems);
+        assert_eq!(j.points["p"].len(), 2);
+        assert!(j.problems.quoted[0].starts_with("j.jsonl:4: events of more than 2 request ids"));
+        let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &["p"], 3).unwrap();
+        assert!(j.problems.is_empty(), "{:?}", j.problems);
+        assert_eq!(j.events, 5);
     }
 }
