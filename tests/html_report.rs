@@ -266,3 +266,62 @@ fn man_pages_render_and_completions_load_in_bash() {
         assert!(code == 0 && stdout.contains("proofpack"), "{shell}");
     }
 }
+
+/// Every string of a report (check ids, details, point names, the
+/// write-up's cells, file names: all of it can come from a hostile bundle or
+/// write-up) with markup appended: the page shows it as text, never as
+/// markup, so a publisher cannot hide a failure with a style or a script.
+fn with_markup(v: &Value, payload: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(format!("{s}{payload}")),
+        Value::Array(a) => Value::Array(a.iter().map(|x| with_markup(x, payload)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| {
+                    let x = if k == "schema" {
+                        x.clone()
+                    } else {
+                        with_markup(x, payload)
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn markup_in_every_string_of_a_report_is_shown_as_text() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample");
+    let (bundle, args) = sample_args(&root);
+    let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (code, json, _) = verify_page(&bundle, d.path(), &args);
+    assert_eq!(code, 0);
+    let payload =
+        "<style>.fail{display:none}</style><script>alert(1)</script><img src=x onerror=y>";
+    let forged = d.path().join("forged.json");
+    std::fs::write(&forged, with_markup(&json, payload).to_string()).unwrap();
+    let page = d.path().join("forged.html");
+    let (code, _, stderr) =
+        proofpack(&[os("report"), forged.as_os_str(), os("-o"), page.as_os_str()]);
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(&page).unwrap();
+    for raw in [
+        "<script",
+        "<img",
+        ".fail{display:none}</style>",
+        "onerror=y>",
+    ] {
+        assert!(!text.contains(raw), "{raw} reached the page as markup");
+    }
+    let shown = text
+        .matches("&lt;script&gt;alert(1)&lt;/script&gt;")
+        .count();
+    let checks = json["checks"].as_array().unwrap().len();
+    assert!(
+        shown >= checks,
+        "the payload is shown as text in every check row ({shown} for {checks} checks)"
+    );
+}
