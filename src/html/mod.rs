@@ -330,7 +330,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     let mut out = String::with_capacity(64 << 10);
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>proofpack report: {}</title><style>{STYLE}</style></head><body><main>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>proofpack report: {}</title><style>{STYLE}</style></head><body><main>\n",
         esc(target)
     );
     out.push_str("<header><h1>Verification report</h1>\n");
