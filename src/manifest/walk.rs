@@ -1,0 +1,351 @@
+//! Listing a tree without reading content: the regular files under a root
+//! with their stat facts ([`FileStat`], [`FoundFile`]), `--exclude` patterns
+//! ([`Excludes`]), and the symlink, special-file and name rules that make
+//! every unlistable path a named problem ([`scan`], [`scan_all`],
+//! [`scan_run_dir`]).
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
+
+use super::{validate_path, ManifestError};
+
+/// `stat` facts about a file found by a scan, enough to key a hash cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    /// Device id.
+    pub dev: u64,
+    /// Inode number.
+    pub ino: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime_ns: i128,
+    /// Status-change time, nanoseconds since the epoch.
+    pub ctime_ns: i128,
+}
+
+impl FileStat {
+    /// Extracts the stat facts from metadata (of the file itself, links followed).
+    pub fn from_metadata(m: &fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        FileStat {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+            ctime_ns: m.ctime() as i128 * 1_000_000_000 + m.ctime_nsec() as i128,
+        }
+    }
+}
+
+/// A regular file found under a root.
+#[derive(Debug, Clone)]
+pub struct FoundFile {
+    /// Manifest path, relative to the root.
+    pub rel: String,
+    /// Path on disk.
+    pub abs: PathBuf,
+    /// Its stat facts (through symlinks).
+    pub stat: FileStat,
+}
+
+/// Compiled `--exclude` patterns. A pattern with a `/` matches the whole
+/// relative path; one without matches any single path component (so `*.tmp`
+/// matches at any depth and `.git` leaves out the whole `.git` directory).
+/// `*` does not cross `/`; `**` does.
+pub struct Excludes {
+    full: GlobSet,
+    component: GlobSet,
+}
+
+impl Excludes {
+    /// Compiles patterns.
+    pub fn new(patterns: &[String]) -> Result<Self, ManifestError> {
+        let mut full = GlobSetBuilder::new();
+        let mut component = GlobSetBuilder::new();
+        for p in patterns {
+            let g = GlobBuilder::new(p.trim_end_matches('/'))
+                .literal_separator(true)
+                .build()
+                .map_err(|e| ManifestError::BadGlob {
+                    pattern: p.clone(),
+                    reason: e.kind().to_string(),
+                })?;
+            if p.trim_end_matches('/').contains('/') {
+                full.add(g);
+            } else {
+                component.add(g);
+            }
+        }
+        let build = |b: GlobSetBuilder| {
+            b.build().map_err(|e| ManifestError::BadGlob {
+                pattern: patterns.join(" "),
+                reason: e.to_string(),
+            })
+        };
+        Ok(Excludes {
+            full: build(full)?,
+            component: build(component)?,
+        })
+    }
+
+    /// True when a relative path (file or directory) is excluded.
+    pub fn is_excluded(&self, rel: &str) -> bool {
+        self.is_excluded_path(Path::new(rel))
+    }
+
+    /// [`Excludes::is_excluded`] on the path's bytes as they are, so that a
+    /// name that is not UTF-8 can be excluded too.
+    pub fn is_excluded_path(&self, rel: &Path) -> bool {
+        self.full.is_match(rel) || rel.file_name().is_some_and(|c| self.component.is_match(c))
+    }
+}
+
+/// Lists the regular files under `root` (or `root` itself if it is a file),
+/// applying the spec's symlink and special-file rules. Reads no content.
+/// Any path that cannot be listed makes it fail with
+/// [`ManifestError::Unlistable`], naming every such path.
+pub fn scan(root: &Path, excludes: &[String]) -> Result<Vec<FoundFile>, ManifestError> {
+    let (files, problems) = scan_all(root, excludes)?;
+    if !problems.is_empty() {
+        return Err(ManifestError::Unlistable { problems });
+    }
+    Ok(files)
+}
+
+/// Paths that cannot be listed, with the reason for each.
+pub type Problems = Vec<(String, String)>;
+
+/// Like [`scan`], but returns the unlistable paths beside the listable files
+/// instead of failing on them (for [`check`](super::check()), where they are drift).
+pub fn scan_all(
+    root: &Path,
+    excludes: &[String],
+) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
+    scan_impl(root, excludes, false)
+}
+
+/// Lists a run directory under the stricter rules of sealed evidence
+/// (v1.1): regular files only. A symlink (wherever it points), a special
+/// file, a non-UTF-8 name and a hard link whose other links lie outside the
+/// directory are problems, each named: what a bundle holds is exactly the
+/// bytes that lie in the directory, the same whether it is sealed or
+/// verified in place. Excludes nothing.
+pub fn scan_run_dir(root: &Path) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
+    scan_impl(root, &[], true)
+}
+
+fn scan_impl(
+    root: &Path,
+    excludes: &[String],
+    strict: bool,
+) -> Result<(Vec<FoundFile>, Problems), ManifestError> {
+    let ex = Excludes::new(excludes)?;
+    let io_err = |path: &Path, source| ManifestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let root_meta = fs::metadata(root).map_err(|e| io_err(root, e))?;
+    let mut problems: Vec<(String, String)> = Vec::new();
+    let mut files = Vec::new();
+    if root_meta.is_file() {
+        let name =
+            root.file_name()
+                .and_then(|n| n.to_str())
+                .ok_or_else(|| ManifestError::Unlistable {
+                    problems: vec![(
+                        root.display().to_string(),
+                        "file name is not valid UTF-8".into(),
+                    )],
+                })?;
+        validate_path(name).map_err(|r| ManifestError::Unlistable {
+            problems: vec![(name.to_string(), r)],
+        })?;
+        files.push(FoundFile {
+            rel: name.to_string(),
+            abs: root.to_path_buf(),
+            stat: FileStat::from_metadata(&root_meta),
+        });
+        return Ok((files, Vec::new()));
+    }
+    if !root_meta.is_dir() {
+        return Err(ManifestError::Unlistable {
+            problems: vec![(
+                root.display().to_string(),
+                "not a regular file or directory".into(),
+            )],
+        });
+    }
+    let mut candidates: Vec<(String, PathBuf, bool)> = Vec::new();
+    let mut it = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter();
+    while let Some(next) = it.next() {
+        let entry = match next {
+            Ok(e) => e,
+            Err(e) => {
+                let p = e.path().unwrap_or(root).to_path_buf();
+                let source = e
+                    .into_io_error()
+                    .unwrap_or_else(|| io::Error::other("directory walk failed"));
+                return Err(io_err(&p, source));
+            }
+        };
+        let relp = entry
+            .path()
+            .strip_prefix(root)
+            .expect("walkdir yields paths under the root");
+        if ex.is_excluded_path(relp) {
+            if entry.file_type().is_dir() {
+                it.skip_current_dir();
+            }
+            continue;
+        }
+        let rel = match relp.to_str() {
+            Some(s) => s.to_string(),
+            None => {
+                problems.push((
+                    relp.to_string_lossy().into_owned(),
+                    "name is not valid UTF-8".into(),
+                ));
+                if entry.file_type().is_dir() {
+                    it.skip_current_dir();
+                }
+                continue;
+            }
+        };
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            continue;
+        }
+        if let Err(r) = validate_path(&rel) {
+            problems.push((rel, r));
+            continue;
+        }
+        if !ft.is_symlink() && !ft.is_file() {
+            problems.push((rel, special_kind(&ft).to_string()));
+            continue;
+        }
+        if strict && ft.is_symlink() {
+            let target = fs::read_link(entry.path())
+                .map(|t| format!(" to {}", t.display()))
+                .unwrap_or_default();
+            problems.push((
+                rel,
+                format!("symlink{target} (a run directory holds regular files only: replace the link with the file itself)"),
+            ));
+            continue;
+        }
+        candidates.push((rel, entry.into_path(), ft.is_symlink()));
+    }
+    // stat in parallel: on trees of many small files the walk's stat calls
+    // are a large share of the time, and they need no order.
+    let stats: Vec<io::Result<fs::Metadata>> = candidates
+        .par_iter()
+        .map(|(_, abs, _)| fs::metadata(abs))
+        .collect();
+    let mut links: std::collections::BTreeMap<(u64, u64), (u64, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    for ((rel, abs, is_link), meta) in candidates.into_iter().zip(stats) {
+        let meta = match meta {
+            Ok(m) if m.is_file() => m,
+            Ok(m) if is_link && m.is_dir() => {
+                problems.push((rel, "symlink to a directory (only regular files are listed; give the target directory its own manifest or --exclude the link)".into()));
+                continue;
+            }
+            Ok(m) if is_link => {
+                problems.push((
+                    rel,
+                    format!("symlink to a {}", special_kind(&m.file_type())),
+                ));
+                continue;
+            }
+            Ok(m) => {
+                // Replaced by something else since the directory was read.
+                problems.push((rel, special_kind(&m.file_type()).to_string()));
+                continue;
+            }
+            Err(e) if is_link && e.kind() == io::ErrorKind::NotFound => {
+                problems.push((rel, "dangling symlink (its target does not exist)".into()));
+                continue;
+            }
+            Err(e) if is_link => {
+                problems.push((rel, format!("symlink cannot be followed: {e}")));
+                continue;
+            }
+            Err(e) => return Err(io_err(&abs, e)),
+        };
+        if strict {
+            use std::os::unix::fs::MetadataExt;
+            if meta.nlink() > 1 {
+                links
+                    .entry((meta.dev(), meta.ino()))
+                    .or_insert_with(|| (meta.nlink(), Vec::new()))
+                    .1
+                    .push(rel.clone());
+            }
+        }
+        files.push(FoundFile {
+            rel,
+            abs,
+            stat: FileStat::from_metadata(&meta),
+        });
+    }
+    for (nlink, rels) in links.into_values() {
+        if (rels.len() as u64) < nlink {
+            for rel in &rels {
+                problems.push((
+                    rel.clone(),
+                    format!(
+                        "hard link with {nlink} links, {} of them inside the run directory (its content can change from outside: copy the file instead)",
+                        rels.len()
+                    ),
+                ));
+            }
+        }
+    }
+    if strict {
+        let bad: std::collections::BTreeSet<&str> =
+            problems.iter().map(|(p, _)| p.as_str()).collect();
+        files.retain(|f| !bad.contains(f.rel.as_str()));
+    }
+    problems.sort();
+    Ok((files, problems))
+}
+
+fn special_kind(ft: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_socket() {
+        "socket"
+    } else if ft.is_fifo() {
+        "FIFO (named pipe)"
+    } else if ft.is_block_device() {
+        "block device"
+    } else if ft.is_char_device() {
+        "character device"
+    } else if ft.is_dir() {
+        "directory"
+    } else {
+        "special file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excludes() {
+        let ex = Excludes::new(&["*.tmp".into(), ".git".into(), "logs/*.txt".into()]).unwrap();
+        assert!(ex.is_excluded("a/b.tmp"));
+        assert!(ex.is_excluded(".git"));
+        assert!(ex.is_excluded("logs/x.txt"));
+        assert!(!ex.is_excluded("logs/sub/x.txt"));
+        assert!(!ex.is_excluded("a/b.tmpx"));
+    }
+}
