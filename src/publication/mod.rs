@@ -131,7 +131,7 @@ pub enum PublicationError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pinned {
     /// A digest: a row labelled "... SHA-256", or "Checkpoint weights" with
-    /// "manifest is <hex>" (and its file count, "96 safetensors shards").
+    /// "manifest is `<hex>`" (and its file count, "96 safetensors shards").
     Digest {
         /// The digest.
         digest: Sha256Digest,
@@ -304,7 +304,7 @@ pub struct Publication {
     pub pinned: Vec<PinnedRow>,
     /// The measured-points rows, in order.
     pub points: Vec<PointRow>,
-    /// The bundle digest the prose states ("... bundle ... (SHA-256 <hex>)"),
+    /// The bundle digest the prose states ("... bundle ... (SHA-256 `<hex>`)"),
     /// with its line.
     pub bundle: Option<(Sha256Digest, usize)>,
 }
