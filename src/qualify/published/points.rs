@@ -1,0 +1,224 @@
+//! The measured-points cells: every point of the run published and every
+//! row a point, each number recomputed from the records and rounded to its
+//! published precision, the result column, and each cell against the claim
+//! the bundle was sealed with.
+
+use serde_json::json;
+
+use super::{unmapped, Context};
+use crate::publication::{CellValue, Decimal, Metric, Publication};
+use crate::qualify::facts::same_number;
+use crate::qualify::point::claim_keys;
+use crate::qualify::schema::Point;
+use crate::qualify::PointRow;
+use crate::report::{Check, Report};
+
+/// The bundle's claim for a metric key, in its canonical unit.
+fn claim_of(point: &Point, key: &str) -> Option<f64> {
+    claim_keys(&point.claims)
+        .into_iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, c)| c.map(|c| c.value))
+}
+
+fn recomputed(row: &PointRow, metric: Metric) -> Option<f64> {
+    let m = &row.metrics;
+    let pct = |p: u8| match p {
+        50 => Some(0),
+        95 => Some(1),
+        99 => Some(2),
+        _ => None,
+    };
+    match metric {
+        Metric::SentRate => row.measured_rate,
+        Metric::CompletedRate => m.completed_rate,
+        Metric::OutputThroughput => m.output_throughput,
+        Metric::Ttft(p) => pct(p).and_then(|i| m.ttft_s[i]),
+        Metric::Tpot(p) => pct(p).and_then(|i| m.tpot_ms[i]),
+    }
+}
+
+pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
+    // Every declared point is published and every published row is a point.
+    let mut missing = Vec::new();
+    for qp in &ctx.q.points {
+        if !p
+            .points
+            .iter()
+            .any(|r| same_number(r.offered.value, qp.offered_rate))
+        {
+            missing.push(format!("{} ({} request/s)", qp.name, qp.offered_rate));
+        }
+    }
+    report.push(if missing.is_empty() {
+        Check::pass(
+            "publication:points",
+            format!(
+                "{}: the measured-points table has a row for each of the {} points of the run",
+                p.origin,
+                ctx.q.points.len()
+            ),
+        )
+    } else {
+        Check::fail(
+            "publication:points",
+            format!(
+                "{}: the measured-points table leaves out point(s) the run measured: {}",
+                p.origin,
+                missing.join(", ")
+            ),
+        )
+    });
+    for row in &p.points {
+        let rate = &row.offered.text;
+        let base = format!("publication:point:{rate}");
+        let at = format!("{}:{} (offered rate {rate} request/s)", p.origin, row.line);
+        let found = ctx
+            .q
+            .points
+            .iter()
+            .enumerate()
+            .find(|(_, qp)| same_number(qp.offered_rate, row.offered.value));
+        let Some((_, qp)) = found else {
+            report.push(Check::fail(
+                format!("{base}.offered_rate"),
+                format!("{at}: no point of the run declares this offered rate"),
+            ));
+            for c in &row.cells {
+                report.push(Check::not_checkable(
+                    format!("{base}.{}", c.key),
+                    format!("{at}: the row is no point of the run"),
+                ));
+            }
+            continue;
+        };
+        let rec = ctx.rows.iter().find(|r| r.name == qp.name);
+        report.push(Check::pass(
+            format!("{base}.offered_rate"),
+            format!(
+                "{at}: point {} declares {} request/s{}",
+                qp.name,
+                qp.offered_rate,
+                rec.and_then(|r| r.measured_rate)
+                    .map(|m| format!(", sent at {m:.3} (see point:{}.offered_rate)", qp.name))
+                    .unwrap_or_default()
+            ),
+        ));
+        for c in &row.cells {
+            let id = format!("{base}.{}", c.key);
+            let cell_at = format!("{at}, column \"{}\"", c.column);
+            match &c.value {
+                CellValue::Unmapped(text) => report.push(unmapped(
+                    ctx,
+                    id,
+                    &format!("{cell_at}: {text:?}"),
+                    &format!("a column called {:?}", c.column),
+                    "proofpack checks offered rate, completed rate, output throughput, TTFT and TPOT percentiles, sent rate and the result",
+                )),
+                CellValue::Number { metric, value, factor, unit } => {
+                    let Some(rec) = rec else {
+                        report.push(Check::not_checkable(id, format!("{cell_at}: the point's records could not be read (see point:{})", qp.name)));
+                        continue;
+                    };
+                    let got = recomputed(rec, *metric);
+                    report.push(number_cell(id.clone(), &cell_at, value, *factor, unit, got));
+                    if let Some(claim) = claim_of(qp, &metric.key()) {
+                        let published = value.value * factor;
+                        report.push(
+                            Check::outcome(
+                                format!("{id}.sealed_claim"),
+                                same_number(claim, published),
+                                if same_number(claim, published) {
+                                    format!("{cell_at}: the bundle's claim is the published {} {unit}", value.text)
+                                } else {
+                                    format!("{cell_at}: the bundle was sealed with the claim {claim} for {}, the publication states {} {unit}", metric.key(), value.text)
+                                },
+                            )
+                            .with_values(published, claim),
+                        );
+                    }
+                }
+                CellValue::Result { within, of, failed, timed_out, cancelled } => {
+                    let Some(rec) = rec else {
+                        report.push(Check::not_checkable(id, format!("{cell_at}: the point's records could not be read (see point:{})", qp.name)));
+                        continue;
+                    };
+                    let m = &rec.metrics;
+                    let mut off = Vec::new();
+                    if *within != m.within_limits {
+                        off.push(format!("{} within limits, the records give {}", within, m.within_limits));
+                    }
+                    if *of != qp.requests {
+                        off.push(format!("out of {of}, the point measured {}", qp.requests));
+                    }
+                    for (what, stated, actual) in [("failed", failed, m.errors), ("timed out", timed_out, m.timeouts), ("cancelled", cancelled, m.cancelled)] {
+                        if let Some(s) = stated {
+                            if *s != actual {
+                                off.push(format!("{s} {what}, the records give {actual}"));
+                            }
+                        }
+                    }
+                    report.push(if off.is_empty() {
+                        Check::pass(id.clone(), format!("{cell_at}: {within}/{of} within limits, as recomputed"))
+                    } else {
+                        Check::fail(id.clone(), format!("{cell_at}: published {within}/{of}: {}", off.join("; ")))
+                            .with_values(json!({"within": within, "of": of}), json!({"within": m.within_limits, "of": qp.requests}))
+                    });
+                    if let Some(claim) = qp.claims.within_limits {
+                        report.push(
+                            Check::outcome(
+                                format!("{id}.sealed_claim"),
+                                claim == *within,
+                                format!("{cell_at}: the bundle's within_limits claim is {claim}"),
+                            )
+                            .with_values(*within, claim),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn number_cell(
+    id: String,
+    at: &str,
+    value: &Decimal,
+    factor: f64,
+    unit: &str,
+    got: Option<f64>,
+) -> Check {
+    if value.significant < crate::qualify::schema::MIN_SIGNIFICANT_DIGITS {
+        return Check::fail(
+            id,
+            format!(
+                "{at}: published {} has {} significant digit(s), too coarse to check: at least {} are needed",
+                value.text,
+                value.significant,
+                crate::qualify::schema::MIN_SIGNIFICANT_DIGITS
+            ),
+        );
+    }
+    match got {
+        None => Check::fail(id, format!("{at}: no data to recompute this value from")),
+        Some(v) => {
+            let in_unit = v / factor;
+            let holds = value.holds(in_unit);
+            Check::outcome(
+                id,
+                holds,
+                format!(
+                    "{at}: recomputed {in_unit:.6} {unit} {} published {} (tolerance ±{})",
+                    if holds {
+                        "rounds to"
+                    } else {
+                        "does not round to"
+                    },
+                    value.text,
+                    0.5 * 10f64.powi(-(value.decimals as i32))
+                ),
+            )
+            .with_values(value.text.clone(), in_unit)
+        }
+    }
+}
