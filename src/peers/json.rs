@@ -3,10 +3,9 @@
 //! strict "read and forget" for values proofpack does not use (repeated keys
 //! refused at any depth, like [`crate::strictjson`]), and top-level scalars.
 
-use std::collections::BTreeSet;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// A top-level value that is not one of the per-request arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,60 +50,7 @@ impl Scalar {
     }
 }
 
-/// Reads any value and forgets it, refusing repeated object keys: the
-/// streaming counterpart of [`crate::strictjson::reject_duplicate_json_keys`]
-/// (whose visitor is private to it), used inside a value being read.
-pub struct StrictIgnore;
-
-impl<'de> DeserializeSeed<'de> for StrictIgnore {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(StrictIgnoreVisitor)
-    }
-}
-
-struct StrictIgnoreVisitor;
-
-impl<'de> Visitor<'de> for StrictIgnoreVisitor {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("JSON")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(StrictIgnore)?.is_some() {}
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = BTreeSet::new();
-        while let Some(k) = map.next_key::<String>()? {
-            if !seen.insert(k.clone()) {
-                return Err(A::Error::custom(format!(
-                    "duplicate key {k:?} in a JSON object"
-                )));
-            }
-            map.next_value_seed(StrictIgnore)?;
-        }
-        Ok(())
-    }
-}
+pub use crate::strictjson::{StrictIgnore, StrictIgnoreVisitor};
 
 /// Reads a top-level value as a [`Scalar`] (arrays counted, objects checked
 /// and forgotten).
