@@ -43,12 +43,12 @@ pub fn run(data: &[u8]) {
     let v = verify_bundle_reader(&bytes[..], "fuzz", &limits, Some(&mut visitor), &NoProgress)
         .expect("reading from memory never fails");
     let r = &v.report;
-    assert_eq!(r.ok, r.checks.iter().all(|c| c.ok != Some(false)));
+    assert_eq!(r.ok(), r.checks().iter().all(|c| !c.failed()));
     assert_eq!(
-        r.summary.failed + r.summary.passed + r.summary.skipped,
-        r.checks.len()
+        r.summary().failed + r.summary().passed + r.summary().skipped,
+        r.checks().len()
     );
-    if r.ok {
+    if r.ok() {
         assert!(v.root.is_some());
         assert!(v.manifest.is_some());
     }
@@ -56,7 +56,7 @@ pub fn run(data: &[u8]) {
         assert_eq!(d, proofpack::digest::Sha256Digest::of_bytes(&bytes));
     }
     let mut ids = std::collections::HashSet::new();
-    for c in &r.checks {
+    for c in r.checks() {
         assert!(ids.insert(c.id.as_str()), "duplicate check id {}", c.id);
     }
 }

@@ -83,8 +83,8 @@ impl EntryVisitor for Lister {
 /// True if the report says the archive was read without any doubt about
 /// its structure (see the module documentation).
 pub fn structurally_accepted(v: &BundleVerification) -> bool {
-    v.report.checks.iter().all(|c| {
-        let passes = c.ok == Some(true);
+    v.report.checks().iter().all(|c| {
+        let passes = c.passed();
         match c.id.as_str() {
             "bundle.gzip" | "bundle.tar" | "bundle.root" => passes,
             id if id.starts_with("bundle.limit:") => passes,

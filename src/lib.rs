@@ -5,9 +5,10 @@
 //! only those below it:
 //!
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`], [`timefmt`],
-//!    [`strictjson`]: SHA-256, the verification report, progress sinks (which
-//!    `digest` reports to), whole-or-nothing file output, RFC 3339 timestamps
-//!    and the repeated-key check for every JSON proofpack trusts.
+//!    [`strictjson`], [`capped`]: SHA-256, the verification report, progress
+//!    sinks (which `digest` reports to), whole-or-nothing file output, RFC
+//!    3339 timestamps, the repeated-key check for every JSON proofpack
+//!    trusts, and the one size-capped whole read.
 //! 2. [`manifest`]: content-addressed manifests of file sets;
 //!    [`publication`]: a published write-up's tables, read; [`partition`]:
 //!    one tree hashed in parts on many machines, and merged; [`html`]: the
@@ -33,6 +34,7 @@
 pub mod atomic;
 pub mod attest;
 pub mod bundle;
+pub mod capped;
 pub mod catalog;
 pub mod digest;
 pub mod fleet;

@@ -3,6 +3,8 @@
 //! and coreutils agreeing with proofpack's bundles, exit codes, and unpack
 //! leaving nothing behind on failure.
 
+mod common;
+
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -14,7 +16,7 @@ use assert_cmd::Command as Cmd;
 use serde_json::Value;
 
 fn pp() -> Cmd {
-    let mut c = Cmd::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env_remove("SOURCE_DATE_EPOCH");
     // Tests never touch ~/.local: no catalog (it has its own tests).
     c.arg("--no-catalog");
@@ -108,7 +110,7 @@ fn two_differently_built_trees_seal_to_identical_bytes() {
     let st = Command::new("sh")
         .arg("-c")
         .arg("umask 077; exec \"$0\" --no-catalog seal \"$1\" -o \"$2\" --threads 2 -q")
-        .arg(assert_cmd::cargo::cargo_bin("proofpack"))
+        .arg(common::bin())
         .arg(&b)
         .arg(&ob)
         .env_remove("SOURCE_DATE_EPOCH")

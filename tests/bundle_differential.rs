@@ -19,7 +19,7 @@
 mod harness;
 
 mod bundle_support;
-mod common;
+use bundle_support::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -50,13 +50,13 @@ proptest! {
         let want = manifest::build(&run, &BuildOptions::default(), &NoProgress).unwrap();
         prop_assert_eq!(sealed.manifest_digest, want.digest());
         let v = verify_bundle(&out, &Limits::default(), None, &NoProgress).unwrap();
-        prop_assert!(v.report.ok, "{}", v.report.to_json());
+        prop_assert!(v.report.ok(), "{}", v.report.to_json());
         prop_assert_eq!(v.manifest.unwrap().digest(), want.digest());
         prop_assert_eq!(v.bundle_sha256, Some(sealed.bundle_sha256));
         prop_assert_eq!(v.listed_bytes, Some(files.values().map(|c| c.len() as u64).sum::<u64>()));
         let x = d.path().join("x");
         fs::create_dir(&x).unwrap();
-        prop_assert!(unpack(&out, &x, &Limits::default(), &NoProgress).unwrap().report.ok);
+        prop_assert!(unpack(&out, &x, &Limits::default(), &NoProgress).unwrap().report.ok());
         for (rel, content) in &files {
             prop_assert_eq!(&fs::read(x.join("root").join(rel)).unwrap(), content);
         }
@@ -83,7 +83,7 @@ proptest! {
         }
         let v = verify_bundle_reader(&bytes[..], "mutated", &Limits::default(), None, &NoProgress).unwrap();
         prop_assert_eq!(v.bundle_sha256, Some(proofpack::digest::Sha256Digest::of_bytes(&bytes)));
-        if v.report.ok {
+        if v.report.ok() {
             // Only a change that leaves the content intact may pass: the
             // gzip header's MTIME/XFL/OS bytes, or padding bits after the
             // final deflate block. The digest still tells the files apart.

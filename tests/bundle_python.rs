@@ -14,7 +14,7 @@ mod common;
 use common::python;
 
 fn pp() -> Cmd {
-    let mut c = Cmd::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     // Tests never touch ~/.local: no catalog (it has its own tests).
     c.arg("--no-catalog");
     c

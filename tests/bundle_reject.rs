@@ -22,13 +22,13 @@ fn verify(bytes: &[u8]) -> BundleVerification {
 /// Asserts that check `id` failed with a detail containing `needle`, and that
 /// the report as a whole fails.
 fn assert_failed(v: &BundleVerification, id: &str, needle: &str) {
-    assert!(!v.report.ok, "report should fail: {}", v.report.to_json());
+    assert!(!v.report.ok(), "report should fail: {}", v.report.to_json());
     let c = v
         .report
         .get(id)
         .unwrap_or_else(|| panic!("no check {id}: {}", v.report.to_json()));
     assert_eq!(
-        c.ok,
+        c.ok(),
         Some(false),
         "{id} should fail: {}",
         v.report.to_json()
@@ -43,10 +43,10 @@ fn assert_failed(v: &BundleVerification, id: &str, needle: &str) {
 #[test]
 fn control_bundle_passes() {
     let v = verify(&gz(&good_start().end()));
-    assert!(v.report.ok, "{}", v.report.to_json());
+    assert!(v.report.ok(), "{}", v.report.to_json());
     assert_eq!(v.root.as_deref(), Some(ROOT));
     assert_eq!(v.manifest.unwrap().len(), 2);
-    assert_eq!(v.report.get("bundle.entry:a.txt").unwrap().ok, Some(true));
+    assert_eq!(v.report.get("bundle.entry:a.txt").unwrap().ok(), Some(true));
     assert!(v.bundle_sha256.is_some());
 }
 
@@ -211,7 +211,7 @@ fn changed_file() {
     let v = verify(&gz(&t.end()));
     assert_failed(&v, "bundle.entry:a.txt", "changed");
     assert_eq!(
-        v.report.get("bundle.entry:dir/b.json").unwrap().ok,
+        v.report.get("bundle.entry:dir/b.json").unwrap().ok(),
         Some(true)
     );
 }
@@ -223,7 +223,7 @@ fn manifest_not_first() {
     let v = verify(&gz(&t.end()));
     assert_failed(&v, "bundle.manifest", "not the first");
     // Still checks everything against it.
-    assert_eq!(v.report.get("bundle.entry:a.txt").unwrap().ok, Some(true));
+    assert_eq!(v.report.get("bundle.entry:a.txt").unwrap().ok(), Some(true));
 }
 
 #[test]
@@ -278,7 +278,7 @@ fn nonzero_data_after_end_of_archive() {
     // Zeros alone after the end blocks are fine (GNU tar pads to 10 KiB).
     let mut padded = good_start().end();
     padded.extend_from_slice(&[0u8; 9216]);
-    assert!(verify(&gz(&padded)).report.ok);
+    assert!(verify(&gz(&padded)).report.ok());
 }
 
 #[test]
@@ -306,9 +306,9 @@ fn truncated_stream() {
     let full = gz(&good_start().end());
     for cut in [full.len() - 1, full.len() - 9, full.len() / 2, 12, 3] {
         let v = verify(&full[..cut]);
-        assert!(!v.report.ok, "cut at {cut}");
+        assert!(!v.report.ok(), "cut at {cut}");
         assert_eq!(
-            v.report.get("bundle.gzip").unwrap().ok,
+            v.report.get("bundle.gzip").unwrap().ok(),
             Some(false),
             "cut at {cut}: {}",
             v.report.to_json()
@@ -319,7 +319,7 @@ fn truncated_stream() {
     let tar = good_start().end();
     let v = verify(&gz(&tar[..tar.len() - 1024 - 100]));
     assert_failed(&v, "bundle.tar", "truncated");
-    assert_eq!(v.report.get("bundle.gzip").unwrap().ok, Some(true));
+    assert_eq!(v.report.get("bundle.gzip").unwrap().ok(), Some(true));
     // No end-of-archive blocks at all.
     let v = verify(&gz(&tar[..tar.len() - 1024]));
     assert_failed(&v, "bundle.tar", "end-of-archive");
@@ -368,7 +368,7 @@ fn limit_entry_bytes() {
         ..Limits::default()
     };
     let v = verify_with(&bytes, &limits);
-    assert!(v.report.ok, "{}", v.report.to_json());
+    assert!(v.report.ok(), "{}", v.report.to_json());
     let mut t = Tar::default();
     t.manifest(&[("big", &[b'x'; 201])])
         .file("big", &[b'x'; 201]);
@@ -394,7 +394,7 @@ fn limit_entries() {
         max_entries: 3,
         ..Limits::default()
     };
-    assert!(verify_with(&gz(&good_start().end()), &ok).report.ok);
+    assert!(verify_with(&gz(&good_start().end()), &ok).report.ok());
 }
 
 #[test]
@@ -407,7 +407,7 @@ fn limit_path_bytes() {
         .raw("stand-in", b'0', b"x");
     let bytes = gz(&t.end());
     assert!(
-        verify(&bytes).report.ok,
+        verify(&bytes).report.ok(),
         "{}",
         verify(&bytes).report.to_json()
     );
@@ -421,7 +421,7 @@ fn limit_path_bytes() {
     let full = format!("{ROOT}/{long}");
     let id = format!("bundle.entry:{}… ({} bytes)", &full[..200], full.len());
     assert_failed(&v, &id, "exceeds");
-    assert!(v.report.checks.iter().all(|c| c.id.len() < 400));
+    assert!(v.report.checks().iter().all(|c| c.id.len() < 400));
 }
 
 #[test]
@@ -431,7 +431,7 @@ fn limit_pax_record_bytes() {
         .pax(&[("SCHILY.xattr.user.comment", &[b'c'; 5000])])
         .file(A.0, A.1);
     let bytes = gz(&t.end());
-    assert!(verify(&bytes).report.ok);
+    assert!(verify(&bytes).report.ok());
     let limits = Limits {
         max_pax_record_bytes: 4096,
         ..Limits::default()
@@ -468,7 +468,7 @@ fn highly_compressible_content_within_the_ratio_burst_passes() {
         ..Limits::default()
     };
     let v = verify_with(&bytes, &strict);
-    assert!(v.report.ok, "{}", v.report.to_json());
+    assert!(v.report.ok(), "{}", v.report.to_json());
     let ratio = v.report.get("bundle.limit:ratio").unwrap();
     assert!(
         ratio.detail.contains("least headroom left"),
@@ -483,8 +483,8 @@ fn not_gzip_at_all() {
     let v = verify(&good_start().end());
     assert_failed(&v, "bundle.gzip", "corrupt");
     let v = verify(b"");
-    assert!(!v.report.ok);
-    assert_eq!(v.report.get("bundle.gzip").unwrap().ok, Some(false));
+    assert!(!v.report.ok());
+    assert_eq!(v.report.get("bundle.gzip").unwrap().ok(), Some(false));
 }
 
 #[test]
@@ -499,7 +499,7 @@ fn every_problem_is_reported_not_just_the_first() {
     assert_failed(&v, "bundle.entry:extra", "unlisted");
     assert_failed(&v, "bundle.entry:l", "symbolic link");
     assert_failed(&v, "bundle.entry:dir/b.json", "missing");
-    assert_eq!(v.report.summary.failed, 4, "{}", v.report.to_json());
+    assert_eq!(v.report.summary().failed, 4, "{}", v.report.to_json());
 }
 
 /// A visitor borrowing caller state: reads all of a.txt, one byte of
@@ -551,7 +551,7 @@ fn visitor_reads_entries_while_everything_is_still_hashed() {
     );
     // Partly read entries are drained and hashed: b still matches MANIFEST.
     assert_eq!(
-        v.report.get("bundle.entry:dir/b.json").unwrap().ok,
+        v.report.get("bundle.entry:dir/b.json").unwrap().ok(),
         Some(true)
     );
     // The visitor's own error fails the check it concerns.

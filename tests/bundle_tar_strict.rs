@@ -20,7 +20,7 @@ use bundle_support::{
 use std::fs;
 use std::process::Command;
 
-mod common;
+use bundle_support::common;
 use common::python;
 
 /// Asserts that `build(false)` verifies and `build(true)` fails `bundle.tar`

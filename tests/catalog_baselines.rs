@@ -1,6 +1,8 @@
 //! Baselines: `manifest --record NAME`, `catalog:NAME` in `check` and
 //! `diff`, export to and import from plain manifest files.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -11,7 +13,7 @@ use proofpack::digest::Sha256Digest;
 use proofpack::manifest::{Entry, Manifest};
 
 fn bin(catalog: &Path) -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
     c
 }

@@ -2,6 +2,8 @@
 //! never give a stale digest (rewrite in the same second with the same size,
 //! change while hashing, timestamps restored by hand).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -18,7 +20,7 @@ fn settle() {
 }
 
 fn bin(catalog: &Path) -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
     c
 }

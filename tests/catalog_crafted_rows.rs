@@ -6,6 +6,8 @@
 //! escaped and cut with its length, a row that cannot be read is an error
 //! (exit 2) naming it, and such a row can still be forgotten or replaced.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,7 +24,7 @@ const HUGE: usize = 10 << 20;
 const BOUNDED: usize = 256 << 10;
 
 fn bin(cat: &Path) -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.arg("--catalog").arg(cat).env("NO_COLOR", "1");
     c
 }

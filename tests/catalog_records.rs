@@ -2,6 +2,8 @@
 //! library API, and `proofpack catalog list/show/forget` on them; schema
 //! migration and refusal of newer or foreign files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -10,7 +12,7 @@ use proofpack::digest::Sha256Digest;
 use proofpack::report::{Check, Report};
 
 fn bin(catalog: &Path) -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
     c
 }
@@ -313,7 +315,7 @@ fn default_location_rules() {
     // are observable through `catalog info --json`.
     let d = tempfile::tempdir().unwrap();
     let info = |envs: &[(&str, &Path)]| -> String {
-        let mut c = Command::cargo_bin("proofpack").unwrap();
+        let mut c = common::proofpack();
         c.env_remove("PROOFPACK_CATALOG")
             .env_remove("XDG_DATA_HOME")
             .env_remove("HOME");

@@ -3,6 +3,8 @@
 //! the right answer with the right exit status. Parallel writers never fail
 //! or corrupt it.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -13,7 +15,7 @@ use predicates::str::contains;
 use proofpack::catalog::{Catalog, RACY_MARGIN_NS};
 
 fn bin(catalog: &Path) -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
     c
 }
@@ -34,8 +36,7 @@ fn tree() -> (tempfile::TempDir, PathBuf) {
 
 /// The truth: the manifest computed with no catalog at all.
 fn truth(root: &Path) -> String {
-    let out = Command::cargo_bin("proofpack")
-        .unwrap()
+    let out = common::proofpack()
         .args(["--no-catalog", "manifest"])
         .arg(root)
         .env_remove("PROOFPACK_CATALOG")
@@ -226,7 +227,7 @@ fn parallel_writers_both_succeed_and_the_catalog_stays_intact() {
     let (d, root) = tree();
     let cat = d.path().join("catalog.db");
     settle();
-    let exe = assert_cmd::cargo::cargo_bin("proofpack");
+    let exe = common::bin();
     let spawn = |name: String, extra: &[&str]| {
         std::process::Command::new(&exe)
             .env("PROOFPACK_CATALOG", &cat)

@@ -1,6 +1,8 @@
 //! `seal` and `verify` leave records in the catalog, and the catalog never
 //! changes their verdict or exit status.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -12,7 +14,7 @@ use proofpack::digest::Sha256Digest;
 use serde_json::Value;
 
 fn bin(catalog: &Path) -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env("PROOFPACK_CATALOG", catalog)
         .env("NO_COLOR", "1")
         .env_remove("SOURCE_DATE_EPOCH");
@@ -259,7 +261,7 @@ fn a_broken_catalog_never_changes_a_verdict() {
 fn parallel_verifications_are_all_recorded() {
     let (d, _run, tgz) = sealed();
     let cat = d.path().join("catalog.db");
-    let exe = assert_cmd::cargo::cargo_bin("proofpack");
+    let exe = common::bin();
     let rounds = 6;
     for _ in 0..rounds {
         let kids: Vec<_> = (0..2)

@@ -4,11 +4,13 @@
 //! with its own weights root: the fleet passes; with one truncated shard on
 //! one host, the playbook fails and its verdict names that host.
 
+use fleet_support::qualify_support::common;
+
 mod fleet_support;
 
 use std::path::{Path, PathBuf};
 
-use fleet_support::qualify_support::common::python;
+use common::python;
 use fleet_support::*;
 
 fn ansible_playbook() -> PathBuf {
@@ -52,7 +54,7 @@ fn run_playbook(f: &Fleet) -> (i32, String) {
         .arg("-e")
         .arg(format!(
             "proofpack={} weights_manifest={} weights_pin={} config_pin={config} trust_file={} reports_dir={} remote_base={}",
-            assert_cmd::cargo::cargo_bin("proofpack").display(),
+            common::bin().display(),
             f.manifest.display(),
             f.digest,
             f.trust().display(),

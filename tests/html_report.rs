@@ -255,7 +255,7 @@ fn man_pages_render_and_completions_load_in_bash() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("--publication"), "{text}");
-    let bin = assert_cmd::cargo::cargo_bin("proofpack");
+    let bin = qualify_support::common::bin();
     let out = output_ok(Command::new("bash").arg("-c").arg(format!(
         "source <('{}' completions bash) && complete -p proofpack",
         bin.display()

@@ -15,7 +15,7 @@ mod common;
 use common::python;
 
 fn pp() -> Cmd {
-    let mut c = Cmd::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env_remove("NO_COLOR");
     // These tests are about manifests; the catalog (and its hash cache) has
     // its own tests, and tests must never touch ~/.local.

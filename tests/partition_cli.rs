@@ -2,13 +2,15 @@
 //! digest equals the single-machine manifest of the same tree, and every bad
 //! merge is refused with a clear message (exit 2).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use serde_json::Value;
 
 fn pp() -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.arg("--no-catalog");
     c
 }

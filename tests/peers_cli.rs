@@ -13,7 +13,7 @@ use serde_json::Value;
 const GEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/peers/generated");
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_proofpack"))
+    let out = common::command()
         .arg("--no-catalog")
         .args(args)
         .output()
@@ -95,7 +95,7 @@ fn a_2gb_count_claim_allocates_nothing() {
     std::fs::write(&f, r#"{"num_prompts": 2147483648, "completed": 2147483648, "failed": 0, "duration": 1.0, "ttfts": [0.1], "itls": [[]], "errors": [""], "output_lens": [1], "input_lens": [3], "latencies": [0.2], "mean_ttft_ms": 100.0}"#).unwrap();
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
-        .arg(env!("CARGO_BIN_EXE_proofpack"))
+        .arg(common::bin())
         .args(["--no-catalog", "results", "check", "--json"])
         .arg(&f)
         .output()

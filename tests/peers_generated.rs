@@ -24,7 +24,7 @@ fn gen(dir: &Path, seed: u64, n: usize) {
 }
 
 fn check(args: &[&str]) -> (i32, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_proofpack"))
+    let out = common::command()
         .args(["--no-catalog", "results", "check", "--json"])
         .args(args)
         .output()

@@ -39,7 +39,7 @@ fn copy_dir(src: &Path, dst: &Path) {
 }
 
 fn verify(dir: &Path) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_proofpack"))
+    let out = common::command()
         .args(["--no-catalog", "receipt", "verify", "--json"])
         .arg(dir)
         .output()
@@ -257,7 +257,7 @@ fn malformed_receipts_exit_2() {
     ] {
         let (_tmp, d) = copy_fixture();
         std::fs::write(d.join("receipt.json"), body).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_proofpack"))
+        let out = common::command()
             .args(["--no-catalog", "receipt", "verify"])
             .arg(&d)
             .output()
@@ -270,7 +270,7 @@ fn malformed_receipts_exit_2() {
         );
     }
     let tmp = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_proofpack"))
+    let out = common::command()
         .args(["--no-catalog", "receipt", "verify"])
         .arg(tmp.path())
         .output()

@@ -9,9 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn bin() -> String {
-    assert_cmd::cargo::cargo_bin("proofpack")
-        .display()
-        .to_string()
+    qualify_support::common::bin().display().to_string()
 }
 
 /// Runs a shell command line under a pseudo-terminal; what it printed.

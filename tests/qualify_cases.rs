@@ -6,8 +6,6 @@
 
 mod qualify_support;
 
-use assert_cmd::Command;
-
 use base64::Engine as _;
 use proofpack::digest::Sha256Digest;
 use qualify_support::*;
@@ -87,7 +85,7 @@ fn without_pins_the_verdict_is_unpinned_and_exit_0() {
     let o = verify(&c.bundle_path(), None, Some(&c.trust()));
     o.assert_ok();
     assert_eq!(o.check("pin:*")["ok"], Value::Null);
-    let mut cmd = Command::cargo_bin("proofpack").unwrap();
+    let mut cmd = qualify_support::common::proofpack();
     let out = cmd
         .args(["--no-catalog", "verify"])
         .arg(c.bundle_path())
@@ -106,8 +104,7 @@ fn markdown_table_is_the_recomputed_table() {
     let c = fresh();
     let d = c.seal();
     let pins = c.pins(Some(d), |_| {});
-    let out = Command::cargo_bin("proofpack")
-        .unwrap()
+    let out = qualify_support::common::proofpack()
         .args(["--no-catalog", "verify"])
         .arg(c.bundle_path())
         .arg("--pins")

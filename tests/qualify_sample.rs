@@ -1,13 +1,13 @@
 //! The committed sample (testdata/sample) is what the generator writes, byte
 //! for byte, and the README's main command verifies it.
 
+mod common;
+
 #[path = "../examples/make_sample/gen.rs"]
 mod gen;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use assert_cmd::Command;
 
 fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)
@@ -46,8 +46,7 @@ fn readme_main_command_verifies_the_committed_sample() {
         .split_whitespace()
         .collect();
     assert!(args.contains(&"--publication"), "{line}");
-    let out = Command::cargo_bin("proofpack")
-        .unwrap()
+    let out = common::proofpack()
         .arg("--no-catalog")
         .args(&args)
         .current_dir(&root)

@@ -4,6 +4,8 @@
 //! where proofpack is deliberately stricter (a NUL byte in a name, which
 //! the reference's current source refuses and 0.8.0 does not).
 
+use safetensors_support::common;
+
 use std::fs;
 use std::path::Path;
 
@@ -227,10 +229,13 @@ rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss   # KiB on Linux
 print(json.dumps({"code": r.returncode, "secs": secs, "rss_kib": rss,
                   "report": json.loads(r.stdout)}))
 "#;
-    let bin = env!("CARGO_BIN_EXE_proofpack");
+    let bin = common::bin();
     let run = |n: u64| -> serde_json::Value {
         let p = d.path().join(format!("n{n}.safetensors"));
-        let out = py(measure, &[p.to_str().unwrap(), bin, &n.to_string()]);
+        let out = py(
+            measure,
+            &[p.to_str().unwrap(), bin.to_str().unwrap(), &n.to_string()],
+        );
         serde_json::from_str(out.trim()).unwrap()
     };
     let above = run(100_000_001);

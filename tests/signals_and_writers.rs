@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use qualify_support::*;
 
 fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("proofpack")
+    qualify_support::common::bin()
 }
 
 fn names(dir: &Path) -> Vec<String> {

@@ -460,14 +460,25 @@ impl EnvelopeVerification {
             }
             Ok(st) => {
                 checks.push(Check::pass("attestation", att));
-                checks.push(Check::pass(
+                let subjects: serde_json::Map<String, serde_json::Value> = st
+                    .subjects
+                    .iter()
+                    .map(|s| (s.name.clone(), format!("sha256:{}", s.digest).into()))
+                    .collect();
+                let mut statement = Check::pass(
                     "statement",
                     format!(
                         "in-toto Statement v1, predicateType {}, {} subject(s)",
                         st.predicate_type,
                         st.subjects.len()
                     ),
-                ));
+                );
+                statement.actual = Some(serde_json::json!({
+                    "predicateType": st.predicate_type,
+                    "subjects": subjects,
+                    "signers": st.signers(),
+                }));
+                checks.push(statement);
                 // A predicate of a type proofpack defines is checked as
                 // `verify` checks it, so that both verbs give one answer.
                 if let Some(p) = known_predicate_problem(st.get()) {

@@ -68,8 +68,11 @@ pub const MANIFEST_NAME: &str = "MANIFEST";
 /// Report id of one entry (path relative to the root, or as found when it is
 /// not under the root).
 pub fn entry_check_id(path: &str) -> String {
-    format!("bundle.entry:{path}")
+    format!("{ENTRY_CHECK_PREFIX}{path}")
 }
+
+/// The head of every entry check's id.
+pub const ENTRY_CHECK_PREFIX: &str = "bundle.entry:";
 
 /// Report id of one limit.
 pub fn limit_check_id(name: &str) -> String {

@@ -28,7 +28,7 @@ use super::{
 use crate::digest::{Hasher, Sha256Digest};
 use crate::manifest::{self, Manifest};
 use crate::progress::Progress;
-use crate::report::{Check, Report};
+use crate::report::Check;
 
 /// Where entries go besides being hashed.
 pub(crate) trait Sink {
@@ -605,16 +605,7 @@ pub(crate) fn verify_path_with_sink(
     let side = std::path::PathBuf::from(side);
     if side.is_file() {
         let c = sidecar_check(&side, v.bundle_sha256);
-        let idx = v.report.checks.iter().position(|c| c.id == "bundle.sha256");
-        let mut r = Report::new(v.report.target.clone());
-        for (i, old) in v.report.checks.drain(..).enumerate() {
-            if Some(i) == idx {
-                r.push(c.clone());
-            } else {
-                r.push(old);
-            }
-        }
-        v.report = r;
+        v.report.replace("bundle.sha256", c);
     }
     Ok(v)
 }

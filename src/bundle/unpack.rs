@@ -119,7 +119,7 @@ pub fn unpack(
     if progress.cancelled() {
         return Err(BundleError::Interrupted);
     }
-    if v.report.ok {
+    if v.report.ok() {
         let root = v.root.clone().expect("a report that holds has a root");
         let target = dest_dir.join(&root);
         if fs::symlink_metadata(&target).is_ok() {

@@ -349,28 +349,7 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
     let v = attest::verify_envelope_detailed(&bytes, &trust, role, a.threshold as usize);
     let target = a.envelope.display().to_string();
     if a.json {
-        let mut report = v.to_report(&target);
-        if let (Ok(st), Some(c)) = (
-            &v.result,
-            report.checks.iter_mut().find(|c| c.id == "statement"),
-        ) {
-            let subjects: Map<String, Value> = st
-                .subjects
-                .iter()
-                .map(|s| {
-                    (
-                        s.name.clone(),
-                        Value::String(format!("sha256:{}", s.digest)),
-                    )
-                })
-                .collect();
-            c.actual = Some(serde_json::json!({
-                "predicateType": st.predicate_type,
-                "subjects": subjects,
-                "signers": st.signers(),
-            }));
-        }
-        println!("{}", report.to_json());
+        println!("{}", v.to_report(&target).to_json());
     }
     match &v.result {
         Ok(st) if attest::known_predicate_problem(st.get()).is_some() => {

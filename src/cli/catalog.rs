@@ -15,7 +15,7 @@ use proofpack::manifest::Manifest;
 use proofpack::report::EXIT_OK;
 use serde_json::{json, Value};
 
-use super::manifest::FormatArg;
+use super::formats::FormatArg;
 use super::{human_bytes, Ui};
 
 /// `proofpack catalog`

@@ -219,7 +219,7 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
         .filter(|r| !r.ok)
         .map(|r| r.host.as_str())
         .collect();
-    ui.note(&if v.report.ok {
+    ui.note(&if v.report.ok() {
         format!(
             "fleet verify: VERIFIED, all {} hosts checked {} at least, against {}",
             v.rows.len(),
@@ -229,13 +229,13 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
     } else if failed_hosts.is_empty() {
         format!(
             "fleet verify: FAILED: {} checks failed",
-            v.report.summary.failed
+            v.report.summary().failed
         )
     } else {
         format!(
             "fleet verify: FAILED on {}: {} checks failed",
             failed_hosts.join(", "),
-            v.report.summary.failed
+            v.report.summary().failed
         )
     });
     Ok(v.report.exit_code())

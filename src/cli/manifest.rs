@@ -5,33 +5,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::ValueEnum;
 use proofpack::catalog::{CacheSession, Catalog};
-use proofpack::manifest::{self, BuildOptions, CheckOptions, Format, HashCache, Manifest};
+use proofpack::manifest::{self, BuildOptions, CheckOptions, HashCache, Manifest};
 use proofpack::report::EXIT_OK;
 
+use super::formats::FormatArg;
 use super::{human_bytes, human_rate, Ui};
-
-/// Output/input manifest formats on the command line.
-#[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum FormatArg {
-    /// `path:sha256` lines, sorted: the identity of the set.
-    Canonical,
-    /// JSON record with sizes and totals.
-    Json,
-    /// coreutils `sha256sum` lines.
-    Sha256sum,
-}
-
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Canonical => Format::Canonical,
-            FormatArg::Json => Format::Json,
-            FormatArg::Sha256sum => Format::Sha256sum,
-        }
-    }
-}
 
 /// Options for walking and hashing.
 #[derive(clap::Args, Debug, Clone)]
@@ -376,7 +355,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     let shards = if a.sizes_only && !a.no_structure {
         let structure = manifest::structure_check(&a.path, &m);
         let n = structure
-            .checks
+            .checks()
             .iter()
             .filter(|c| c.id.starts_with("shard.read:"))
             .count();
@@ -390,9 +369,9 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     } else {
         ui.print_checks(&report, "file:");
     }
-    let files = report.checks.iter().filter(|c| c.id.starts_with("file:"));
+    let files = report.checks().iter().filter(|c| c.id.starts_with("file:"));
     let (files_ok, files_all) = files.fold((0, 0), |(ok, all), c| {
-        (ok + usize::from(c.ok == Some(true)), all + 1)
+        (ok + usize::from(c.passed()), all + 1)
     });
     let secs = t.elapsed().as_secs_f64();
     let what = match shards {
@@ -400,7 +379,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         None if a.sizes_only => "sizes".to_string(),
         None => "contents".to_string(),
     };
-    if report.ok {
+    if report.ok() {
         ui.note(&format!(
             "check: OK, {files_ok} files match {origin} ({what}, {secs:.2} s)"
         ));
@@ -436,7 +415,7 @@ pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
         println!("{}", report.to_json());
     } else {
         for c in report
-            .checks
+            .checks()
             .iter()
             .filter(|c| c.failed() && c.id.starts_with("diff:"))
         {

@@ -5,6 +5,7 @@ pub mod attest;
 pub mod bundle_args;
 pub mod catalog;
 pub mod docs;
+pub mod formats;
 pub mod host;
 pub mod key;
 pub mod manifest;
@@ -220,9 +221,9 @@ impl Ui {
     /// Prints a report's checks as `id: OK` / `id: FAILED (detail)` lines
     /// (only failures and skips unless verbose), `strip` removed from ids.
     pub fn print_checks(&self, report: &Report, strip: &str) {
-        for c in &report.checks {
+        for c in report.checks() {
             let name = c.id.strip_prefix(strip).unwrap_or(&c.id);
-            match c.ok {
+            match c.ok() {
                 Some(true) if self.verbose => println!("{name}: {}", self.green("OK")),
                 Some(true) => {}
                 Some(false) => println!("{name}: {} ({})", self.red("FAILED"), describe(c)),

@@ -8,7 +8,7 @@ use proofpack::manifest::BuildOptions;
 use proofpack::partition::{self, Part};
 use proofpack::report::EXIT_OK;
 
-use super::manifest::FormatArg;
+use super::formats::FormatArg;
 use super::Ui;
 
 /// `proofpack manifest merge`

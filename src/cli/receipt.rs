@@ -42,14 +42,14 @@ pub fn run_receipt(a: ReceiptArgs, ui: &Ui) -> Result<i32> {
 
 fn verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
     let report = verify_receipt_dir(&a.dir).context("cannot verify the receipt")?;
-    let verdict = report.verdict.clone().unwrap_or_default();
+    let verdict = report.verdict().unwrap_or_default().to_string();
     if a.json {
         println!("{}", report.to_json());
     } else {
         ui.print_checks(&report, "");
         println!(
             "{}",
-            if report.ok {
+            if report.ok() {
                 ui.green(&verdict)
             } else {
                 ui.red(&verdict)

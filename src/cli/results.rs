@@ -115,13 +115,13 @@ fn check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         let checks = claims::cross_check(point, &rc.objects[0], rec.as_ref());
         rc.add(checks);
     }
-    let report = &rc.report;
+    let report = &rc.finish();
     if a.json {
         println!("{}", report.to_json());
     } else {
         ui.print_checks(report, "");
-        let v = report.verdict.clone().unwrap_or_default();
-        let line = if report.ok { ui.green(&v) } else { ui.red(&v) };
+        let v = report.verdict().unwrap_or_default();
+        let line = if report.ok() { ui.green(v) } else { ui.red(v) };
         println!("{line}");
     }
     Ok(report.exit_code())

@@ -9,7 +9,7 @@ use proofpack::manifest::{self, Manifest};
 use proofpack::report::Check;
 use proofpack::safetensors::{self, index::SetSource, IndexArgs, ShardSpec};
 
-use super::manifest::FormatArg;
+use super::formats::FormatArg;
 use super::{human_bytes, Ui};
 
 /// `proofpack shards`
@@ -136,7 +136,7 @@ fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         ui.print_checks(&report, "");
     }
     let secs = t.elapsed().as_secs_f64();
-    let s = report.summary;
+    let s = report.summary();
     let facts = format!(
         "{} shards, {} tensors, {} of tensor data; {} of headers read in {secs:.2} s",
         stats.shards,
@@ -144,7 +144,7 @@ fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         human_bytes(u64::try_from(stats.tensor_bytes).unwrap_or(u64::MAX)),
         human_bytes(stats.bytes_read),
     );
-    if report.ok {
+    if report.ok() {
         ui.note(&format!("shards: OK, {facts}"));
     } else {
         ui.note(&format!(

@@ -31,7 +31,7 @@ pub fn run_unpack(a: UnpackArgs, ui: &Ui) -> Result<i32> {
     } else {
         ui.print_checks(&v.report, "");
     }
-    if v.report.ok {
+    if v.report.ok() {
         let root = v.root.as_deref().unwrap_or("?");
         ui.note(&format!(
             "unpack: OK, verified and unpacked into {}",
@@ -40,7 +40,7 @@ pub fn run_unpack(a: UnpackArgs, ui: &Ui) -> Result<i32> {
     } else {
         ui.note(&format!(
             "unpack: FAILED, {} checks failed; nothing was written to {}",
-            v.report.summary.failed,
+            v.report.summary().failed,
             a.dir.display()
         ));
     }

@@ -313,7 +313,7 @@ pub fn verify_fleet(
                         .with_values(c.prefixed(), json!(got))
                     }
                 });
-                let ok = checks[before..].iter().all(|c| c.ok != Some(false));
+                let ok = checks[before..].iter().all(|c| !c.failed());
                 let dur = match (
                     crate::timefmt::parse_rfc3339_utc(&p.started_at),
                     crate::timefmt::parse_rfc3339_utc(&p.finished_at),

@@ -15,8 +15,6 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::report::Report;
-
 /// Errors rendering a page.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -304,12 +302,9 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
 /// Renders a JSON report (`proofpack/report/v1`, with the v1.1 page
 /// fields when present) as one HTML page.
 pub fn render(report: &Value) -> Result<String, HtmlError> {
-    if report["schema"] != "proofpack/report/v1" {
-        return Err(HtmlError::NotAReport(format!(
-            "schema is {}",
-            report["schema"]
-        )));
-    }
+    // A page shows what its report's checks give, never what a saved
+    // report claims beside them.
+    crate::report::check_saved(report).map_err(|e| HtmlError::NotAReport(e.0))?;
     let checks: Vec<&Value> = report["checks"]
         .as_array()
         .ok_or_else(|| HtmlError::NotAReport("no checks array".into()))?
@@ -385,18 +380,17 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     plots(&mut out, report)?;
     // Every check, grouped by area as in the terminal; groups with a
     // failure open.
-    let points: Vec<String> = report["plots"]
-        .as_array()
-        .map(|ps| {
-            ps.iter()
-                .filter_map(|p| p["point"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    let point_refs: Vec<&str> = points.iter().map(String::as_str).collect();
+    // (A report saved before v1.1 names no areas: its checks are grouped by
+    // the head of their ids.)
     let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
     for c in &checks {
-        let a = Report::area(c["id"].as_str().unwrap_or(""), &point_refs);
+        let a = match c["area"].as_str() {
+            Some(a) => a.to_string(),
+            None => {
+                let id = c["id"].as_str().unwrap_or("");
+                id.split([':', '.']).next().unwrap_or(id).to_string()
+            }
+        };
         match groups.iter_mut().find(|(g, _)| *g == a) {
             Some((_, v)) => v.push(c),
             None => groups.push((a, vec![c])),

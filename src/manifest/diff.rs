@@ -129,7 +129,7 @@ mod tests {
         assert_eq!(d.removed.iter().map(|e| &e.path).collect::<Vec<_>>(), ["c"]);
         assert_eq!(d.changed.len(), 1);
         let r = d.to_report("t", &old, &new);
-        assert_eq!(r.summary.failed, 4);
+        assert_eq!(r.summary().failed, 4);
         assert!(diff(&old, &old).is_empty());
     }
 }

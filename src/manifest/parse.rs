@@ -301,20 +301,16 @@ fn unescape_sha256sum(s: &str) -> Result<String, String> {
 
 /// Reads a whole file, refusing one larger than `cap` bytes.
 pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ManifestError> {
-    use std::io::Read;
     let io_err = |source| ManifestError::Io {
         path: path.to_path_buf(),
         source,
     };
     let f = fs::File::open(path).map_err(io_err)?;
-    let mut buf = Vec::new();
-    f.take(cap + 1).read_to_end(&mut buf).map_err(io_err)?;
-    if buf.len() as u64 > cap {
-        return Err(ManifestError::TooLarge {
+    crate::capped::read_to_cap(f, cap)
+        .map_err(io_err)?
+        .ok_or_else(|| ManifestError::TooLarge {
             path: path.to_path_buf(),
-        });
-    }
-    Ok(buf)
+        })
 }
 
 #[cfg(test)]

@@ -25,7 +25,11 @@ pub mod vllm;
 
 use std::path::Path;
 
-use crate::report::Report;
+use crate::report::{Check, Report};
+
+/// The check a result file gets when none of its fields could be compared
+/// (a file with nothing to check is not a verified file).
+pub const NOTHING_COMPARED: &str = "result.compared";
 use results::{ResultObject, ResultsError};
 use serving::{Checked, ToolDef};
 
@@ -91,18 +95,16 @@ pub fn check_objects(
         }
         checked.push((def, c));
     }
-    let mut rc = ResultsCheck {
+    Ok(ResultsCheck {
         report,
         objects,
         checked,
-    };
-    rc.conclude();
-    Ok(rc)
+    })
 }
 
 /// "N of M checks (first ids, ...)": the failed part of a verdict line.
 pub(crate) fn failed_checks(report: &crate::report::Report) -> String {
-    let s = report.summary;
+    let s = report.summary();
     let ids: Vec<&str> = report.failures().take(12).map(|c| c.id.as_str()).collect();
     format!(
         "{} of {} checks ({}{})",
@@ -114,9 +116,9 @@ pub(crate) fn failed_checks(report: &crate::report::Report) -> String {
 }
 
 impl ResultsCheck {
-    /// Sets the report's verdict line from its checks (call again after
-    /// adding row or claims checks).
-    pub fn conclude(&mut self) {
+    /// The report with its verdict line, once every check is in (the
+    /// file's own, and any row or claims cross-checks added).
+    pub fn finish(mut self) -> Report {
         let n = self.objects.len();
         let summary_only = self.checked.iter().all(|(_, c)| c.summary_only);
         let tools: Vec<&str> = {
@@ -124,7 +126,7 @@ impl ResultsCheck {
             t.dedup();
             t
         };
-        let s = self.report.summary;
+        let s = self.report.summary();
         let what = format!(
         "{} result{} of {}; {} fields recomputed and compared (floats with relative tolerance 1e-9, counts exactly), {} not recomputable from the file",
         n,
@@ -133,10 +135,13 @@ impl ResultsCheck {
         s.passed + s.failed,
         s.skipped
     );
-        self.report.verdict = Some(if s.passed == 0 && s.failed == 0 {
-            self.report.ok = false;
+        let line = if s.passed == 0 && s.failed == 0 {
+            self.report.push(Check::fail(
+                NOTHING_COMPARED,
+                "no field of the file could be recomputed and compared",
+            ));
             format!("FAILED: nothing could be compared; {what}")
-        } else if !self.report.ok {
+        } else if !self.report.ok() {
             format!("FAILED: {}; {what}", failed_checks(&self.report))
         } else if summary_only {
             format!(
@@ -144,15 +149,16 @@ impl ResultsCheck {
         )
         } else {
             format!("VERIFIED: {what}")
-        });
+        };
+        self.report.set_verdict(line);
+        self.report
     }
 
-    /// Adds checks (row or claims cross-checks) and restates the verdict.
-    pub fn add(&mut self, checks: Vec<crate::report::Check>) {
+    /// Adds checks (row or claims cross-checks).
+    pub fn add(&mut self, checks: Vec<Check>) {
         for c in checks {
             self.report.push(c);
         }
-        self.conclude();
     }
 }
 

@@ -750,15 +750,18 @@ pub fn verify_receipt_dir(dir: &Path) -> Result<Report, ReceiptError> {
         });
     }
     super::receipt_points::check_executions(dir, &v, &names, &mut report);
-    let s = report.summary;
-    report.verdict = Some(if s.passed == 0 && s.failed == 0 {
-        report.ok = false;
+    let s = report.summary();
+    let line = if s.passed == 0 && s.failed == 0 {
+        report.push(Check::fail(
+            "receipt.compared",
+            "nothing in the receipt could be compared with the files beside it",
+        ));
         format!(
             "FAILED: nothing in receipt {} could be compared ({} checks not applicable)",
             dir.display(),
             s.skipped
         )
-    } else if report.ok {
+    } else if report.ok() {
         format!(
             "VERIFIED: receipt {} ({} checks passed, {} not applicable)",
             dir.display(),
@@ -767,6 +770,7 @@ pub fn verify_receipt_dir(dir: &Path) -> Result<Report, ReceiptError> {
         )
     } else {
         format!("FAILED: {}", super::failed_checks(&report))
-    });
+    };
+    report.set_verdict(line);
     Ok(report)
 }

@@ -14,17 +14,16 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::Path;
 
+use super::context::{point_area, Run, ATTESTATIONS_AREA, PINS_AREA};
 use super::evidence::{Collector, Plan};
+use super::run::{check_qualification, evaluate, no_pins, unverifiable_rest};
 use super::schema::MAX_SMALL_FILE;
 use super::verdict::SealState;
-use super::{
-    check_qualification, evaluate, unverifiable_rest, Options, QualifyError, Verification,
-    QUALIFICATION_FILE,
-};
+use super::{Options, QualifyError, Source, Verification, QUALIFICATION_FILE};
 use crate::bundle::{seal_check, verify_bundle, BundleError, EntryVisitor, Limits};
 use crate::keys::TrustStore;
 use crate::progress::{NoProgress, Progress};
-use crate::report::{Check, Report};
+use crate::report::{Check, Reason, Report};
 
 struct QualificationGrab {
     bytes: Option<Result<Vec<u8>, String>>,
@@ -35,15 +34,10 @@ impl EntryVisitor for QualificationGrab {
         rel == QUALIFICATION_FILE
     }
     fn visit(&mut self, _rel: &str, content: &mut dyn Read) -> io::Result<()> {
-        let mut buf = Vec::new();
-        content.take(MAX_SMALL_FILE + 1).read_to_end(&mut buf)?;
-        self.bytes = Some(if buf.len() as u64 > MAX_SMALL_FILE {
-            Err(format!(
-                "{QUALIFICATION_FILE}: larger than {MAX_SMALL_FILE} bytes"
-            ))
-        } else {
-            Ok(buf)
-        });
+        self.bytes = Some(
+            crate::capped::read_to_cap(&mut *content, MAX_SMALL_FILE)?
+                .ok_or_else(|| format!("{QUALIFICATION_FILE}: larger than {MAX_SMALL_FILE} bytes")),
+        );
         io::copy(content, &mut io::sink())?;
         Ok(())
     }
@@ -139,6 +133,13 @@ pub fn verify_bundle_file(
         (true, true) => SealState::Checked,
     };
     let seal_checks = seal_outcome.checks;
+    let mut source = Source {
+        bundle_sha256: pass1.bundle_sha256,
+        manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
+        root: pass1.root.clone(),
+        structure_only: seal.structure_only,
+        seal: seal_state,
+    };
     if seal.structure_only {
         // Asked for the bundle's structure (and seal) only: said plainly in
         // the report and the verdict. A `bundle` pin is still compared with
@@ -146,10 +147,12 @@ pub fn verify_bundle_file(
         for c in seal_checks {
             report.push(c);
         }
-        report.push(Check::skip(
+        report.push(Check::not_checked(
             "qualification.schema",
+            Reason::NotAskedFor,
             "--structure-only: the qualification was not verified, only the bundle's structure and seal",
         ));
+        report.enter(Some(PINS_AREA));
         if let Some(p) = opts.pins {
             for pin in &p.pins {
                 let id = format!("pin:{}", pin.name);
@@ -167,28 +170,29 @@ pub fn verify_bundle_file(
                 });
             }
         } else {
-            report.push(Check::skip("pin:*", "no --pins given"));
+            report.push(no_pins("no --pins given"));
         }
+        report.enter(None);
         if opts.publication.is_some() {
-            report.push(Check::not_checkable(
-                "publication:*",
-                "--structure-only: the qualification was not verified, so the publication cannot be checked against it",
-            ));
+            report.push(
+                Check::not_checkable(
+                    "publication:*",
+                    "--structure-only: the qualification was not verified, so the publication cannot be checked against it",
+                )
+                .publication(),
+            );
         }
-        report.push(Check::skip("attestation:*", "--structure-only"));
-        report.push(Check::skip("point:*", "--structure-only"));
-        return Ok(Verification {
-            report,
-            rows: Vec::new(),
-            pinned: opts.pinned(),
-            qualification: None,
-            bundle_sha256: pass1.bundle_sha256,
-            manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
-            root: pass1.root.clone(),
-            structure_only: true,
-            seal: seal_state,
-        });
+        report.push(
+            Check::not_checked("attestation:*", Reason::NotAskedFor, "--structure-only")
+                .in_area(ATTESTATIONS_AREA),
+        );
+        report.push(
+            Check::not_checked("point:*", Reason::NotAskedFor, "--structure-only")
+                .in_area(point_area("*")),
+        );
+        return Ok(Verification::new(report, opts, &source));
     }
+    source.structure_only = false;
     let qbytes = grab.bytes.unwrap_or_else(|| {
         Err(format!(
             "{QUALIFICATION_FILE}: not in the bundle, so it is not a qualification run (pass --structure-only to verify only its structure and seal)"
@@ -203,18 +207,7 @@ pub fn verify_bundle_file(
         }
         report.extend(qreport);
         unverifiable_rest(&mut report, opts);
-        let pinned = opts.pinned();
-        return Ok(Verification {
-            report,
-            rows: Vec::new(),
-            pinned,
-            qualification: None,
-            bundle_sha256: pass1.bundle_sha256,
-            manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
-            root: pass1.root.clone(),
-            structure_only: false,
-            seal: seal_state,
-        });
+        return Ok(Verification::new(report, opts, &source));
     };
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan);
@@ -252,18 +245,9 @@ pub fn verify_bundle_file(
     report.extend(qreport);
     if !stable {
         unverifiable_rest(&mut report, opts);
-        let pinned = opts.pinned();
-        return Ok(Verification {
-            report,
-            rows: Vec::new(),
-            pinned,
-            qualification: Some(plan.q),
-            bundle_sha256: pass1.bundle_sha256,
-            manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
-            root: pass1.root.clone(),
-            structure_only: false,
-            seal: seal_state,
-        });
+        let mut v = Verification::new(report, opts, &source);
+        v.qualification = Some(plan.q);
+        return Ok(v);
     }
     // A file the plan names but the bundle lacks.
     let mut unusable = BTreeMap::new();
@@ -281,24 +265,15 @@ pub fn verify_bundle_file(
         }
     }
     let collected = collector.out;
-    let rows = evaluate(
-        &mut report,
-        &plan,
-        &collected,
-        &unusable,
-        pass2.bundle_sha256,
-        opts,
-    );
-    let pinned = opts.pinned();
-    Ok(Verification {
-        report,
-        rows,
-        pinned,
-        qualification: Some(plan.q),
-        bundle_sha256: pass1.bundle_sha256,
-        manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
-        root: pass1.root.clone(),
-        structure_only: false,
-        seal: seal_state,
-    })
+    let run = Run {
+        plan: &plan,
+        collected: &collected,
+        unusable: &unusable,
+        bundle_digest: pass2.bundle_sha256,
+    };
+    let rows = evaluate(&mut report, &run, opts);
+    let mut v = Verification::new(report, opts, &source);
+    v.rows = rows;
+    v.qualification = Some(plan.q);
+    Ok(v)
 }

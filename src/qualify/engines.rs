@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::evidence::Collected;
+use super::context::Run;
 use super::schema::Qualification;
-use super::{file_problem, AttestedEngine, Options, ENGINE_PREDICATE_TYPE};
+use super::{AttestedEngine, Options, ENGINE_PREDICATE_TYPE};
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 
@@ -17,27 +17,20 @@ use crate::report::{Check, Report};
 /// earliest send time of the run (warmups included), when known.
 pub fn check_engines(
     report: &mut Report,
-    q: &Qualification,
-    collected: &Collected,
-    unusable: &BTreeMap<String, String>,
+    run: &Run<'_>,
     first_request: Option<f64>,
     opts: &Options<'_>,
 ) -> BTreeMap<String, Result<AttestedEngine, String>> {
+    let q = run.q();
     let mut attested = BTreeMap::new();
     for e in &q.engines {
         let id = format!("attestation:{}", e.id);
-        let got: Result<AttestedEngine, String> = if let Some(p) =
-            file_problem(&e.attestation, collected, unusable)
-        {
-            Err(p)
-        } else if let Some(bytes) = collected.small.get(&e.attestation) {
-            match opts.attestations {
-                None => Err("no --trust given: a signature that nobody trusts proves nothing; pass the trust roots with --trust".into()),
-                Some(v) => v.verify_engine(bytes, &e.attestation, &e.id),
-            }
-        } else {
-            Err(format!("{}: not in the run", e.attestation))
-        };
+        let got: Result<AttestedEngine, String> =
+            run.small_file(&e.attestation)
+                .and_then(|bytes| match opts.attestations {
+                    None => Err("no --trust given: a signature that nobody trusts proves nothing; pass the trust roots with --trust".into()),
+                    Some(v) => v.verify_engine(bytes, &e.attestation, &e.id),
+                });
         match &got {
             Ok(a) => report.push(Check::pass(
                 &id,

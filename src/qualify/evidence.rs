@@ -250,20 +250,21 @@ impl<'a> Collector<'a> {
         {
             let room = MAX_CAPTURED_TOTAL.saturating_sub(self.out.captured_bytes);
             let cap = MAX_CAPTURED.min(room);
-            let mut buf = Vec::new();
-            (&mut r).take(cap + 1).read_to_end(&mut buf)?;
-            if buf.len() as u64 > cap {
-                let why = if cap < MAX_CAPTURED {
-                    format!(
+            match crate::capped::read_to_cap(&mut r, cap)? {
+                None => {
+                    let why = if cap < MAX_CAPTURED {
+                        format!(
                         "the files read whole (attestations, plan) exceed {MAX_CAPTURED_TOTAL} bytes in all"
                     )
-                } else {
-                    format!("larger than {MAX_CAPTURED} bytes")
-                };
-                self.out.too_large.insert(rel.to_string(), why);
-            } else {
-                self.out.captured_bytes += buf.len() as u64;
-                self.out.small.insert(rel.to_string(), buf);
+                    } else {
+                        format!("larger than {MAX_CAPTURED} bytes")
+                    };
+                    self.out.too_large.insert(rel.to_string(), why);
+                }
+                Some(buf) => {
+                    self.out.captured_bytes += buf.len() as u64;
+                    self.out.small.insert(rel.to_string(), buf);
+                }
             }
         }
         let mut lines = 0u64;

@@ -10,9 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::evidence::Collected;
-use super::file_problem;
-use super::schema::Qualification;
+use super::context::Run;
 use crate::digest::Sha256Digest;
 use crate::strictjson::reject_duplicate_json_keys;
 
@@ -88,14 +86,11 @@ pub fn same_number(a: f64, b: f64) -> bool {
 pub type Facts = BTreeMap<String, Result<FactValue, String>>;
 
 /// Resolves every fact; an `Err` says why a fact cannot be read.
-pub fn resolve(
-    q: &Qualification,
-    collected: &Collected,
-    unusable: &BTreeMap<String, String>,
-) -> Facts {
+pub fn resolve(run: &Run<'_>) -> Facts {
+    let collected = run.collected;
     let mut out = BTreeMap::new();
-    for f in &q.facts {
-        let v = if let Some(p) = file_problem(&f.file, collected, unusable) {
+    for f in &run.q().facts {
+        let v = if let Some(p) = run.problem(&f.file) {
             Err(p)
         } else {
             match &f.pointer {

@@ -107,10 +107,10 @@ fn plots(rows: &[PointRow], v: &Verification) -> Value {
 
 fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<Value> {
     v.report
-        .checks
+        .checks()
         .iter()
         .filter(|c| c.id == exact || c.id.starts_with(prefix))
-        .map(|c| json!({"id": c.id, "ok": c.ok}))
+        .map(|c| json!({"id": c.id, "ok": c.ok()}))
         .collect()
 }
 
@@ -160,11 +160,11 @@ pub fn enrich(
     let seal = v
         .report
         .get("seal")
-        .map(|c| json!({"ok": c.ok, "detail": c.detail}));
+        .map(|c| json!({"ok": c.ok(), "detail": c.detail}));
     let context = json!({
         "tool": crate::TOOL,
         "verified_at": ctx.verified_at,
-        "target": v.report.target,
+        "target": v.report.target(),
         "run": v.qualification.as_ref().map(|q| q.name.clone()).or_else(|| v.root.clone()),
         "model": v.qualification.as_ref().map(|q| q.model.clone()),
         "bundle_sha256": v.bundle_sha256.map(|d| d.to_hex()),
@@ -178,10 +178,14 @@ pub fn enrich(
         "pinned": v.pinned,
     });
     let rows: Vec<Value> = v.rows.iter().map(|r| json!(table::cells(r))).collect();
-    v.report.context = Some(context);
-    v.report.table = Some(json!({"headers": table::HEADERS, "rows": rows}));
-    v.report.published = Some(published(v, publication, pins)).filter(|p| !p.is_null());
-    v.report.plots = Some(plots(&v.rows, v));
+    let published = Some(published(v, publication, pins)).filter(|p| !p.is_null());
+    let plots = plots(&v.rows, v);
+    v.report.set_page(
+        context,
+        json!({"headers": table::HEADERS, "rows": rows}),
+        published,
+        plots,
+    );
 }
 
 #[cfg(test)]

@@ -10,37 +10,24 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::evidence::Collected;
+use super::context::Run;
 use super::facts::Facts;
-use super::schema::{Pins, Qualification};
+use super::schema::Pins;
 use super::AttestedEngine;
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 
 /// Appends one `pin:<name>` check per pin.
-#[allow(clippy::too_many_arguments)]
 pub fn check_pins(
     report: &mut Report,
     pins: &Pins,
-    q: &Qualification,
-    collected: &Collected,
-    unusable: &BTreeMap<String, String>,
-    bundle_digest: Option<Sha256Digest>,
+    run: &Run<'_>,
     attested: &BTreeMap<String, Result<AttestedEngine, String>>,
     facts: &Facts,
 ) {
     for pin in &pins.pins {
         match (&pin.sha256, &pin.value) {
-            (Some(want), _) => report.push(digest_pin(
-                pin,
-                *want,
-                q,
-                collected,
-                unusable,
-                bundle_digest,
-                attested,
-                facts,
-            )),
+            (Some(want), _) => report.push(digest_pin(pin, *want, run, attested, facts)),
             (None, Some(v)) => report.push(value_pin(&pin.name, v, facts)),
             (None, None) => report.push(Check::fail(
                 format!("pin:{}", pin.name),
@@ -80,17 +67,15 @@ fn value_pin(name: &str, want: &serde_json::Value, facts: &Facts) -> Check {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn digest_pin(
     pin: &super::schema::Pin,
     want: Sha256Digest,
-    q: &Qualification,
-    collected: &Collected,
-    unusable: &BTreeMap<String, String>,
-    bundle_digest: Option<Sha256Digest>,
+    run: &Run<'_>,
     attested: &BTreeMap<String, Result<AttestedEngine, String>>,
     facts: &Facts,
 ) -> Check {
+    let (q, collected, unusable, bundle_digest) =
+        (run.q(), run.collected, run.unusable, run.bundle_digest);
     {
         let id = format!("pin:{}", pin.name);
         let mut applied: Vec<String> = Vec::new();

@@ -14,8 +14,9 @@
 
 use serde_json::Value;
 
+use super::context::Run;
 use super::schema::{Qualification, Slo};
-use crate::report::Check;
+use crate::report::{Check, Reason, Report};
 use crate::strictjson::reject_duplicate_json_keys;
 
 /// How requests were sent, which decides how far the measured send rate
@@ -290,7 +291,11 @@ pub fn points_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Chec
 pub fn slo_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Check {
     let id = "plan.slo";
     match &plan.slo {
-        None => Check::skip(id, format!("{path} states no SLO; not compared")),
+        None => Check::not_checked(
+            id,
+            Reason::NotClaimed,
+            format!("{path} states no SLO; not compared"),
+        ),
         Some(s) => {
             let same = same_rate(s.ttft_s, q.slo.ttft_s)
                 && same_rate(s.tpot_s, q.slo.tpot_s)
@@ -308,6 +313,56 @@ pub fn slo_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Check {
                 serde_json::json!({"ttft_s": s.ttft_s, "tpot_s": s.tpot_s, "attainment": s.attainment}),
                 serde_json::json!({"ttft_s": q.slo.ttft_s, "tpot_s": q.slo.tpot_s, "attainment": q.slo.attainment}),
             )
+        }
+    }
+}
+
+/// `qualification.plan`, `plan.points`, `plan.slo`. Returns the arrival
+/// process the plan states (Poisson when it cannot be read).
+pub fn plan_checks(report: &mut Report, run: &Run<'_>) -> Arrival {
+    let q = run.q();
+    let id = "qualification.plan";
+    let Some(path) = &run.plan.plan_file else {
+        report.push(Check::fail(
+            id,
+            "qualification.json names no benchmark plan (\"plan\", v1.1): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
+        ));
+        for n in ["plan.points", "plan.slo"] {
+            report.push(Check::not_checkable_by(
+                n,
+                id,
+                "no benchmark plan is named (see qualification.plan)",
+            ));
+        }
+        return Arrival::Poisson;
+    };
+    match run
+        .small_file(path)
+        .and_then(|bytes| BenchmarkPlan::parse(bytes, path))
+    {
+        Err(why) => {
+            report.push(Check::fail(id, why));
+            for n in ["plan.points", "plan.slo"] {
+                report.push(Check::not_checkable_by(
+                    n,
+                    id,
+                    format!("the benchmark plan {path} cannot be read (see qualification.plan)"),
+                ));
+            }
+            Arrival::Poisson
+        }
+        Ok(bp) => {
+            report.push(Check::pass(
+                id,
+                format!(
+                    "{path}: {} point(s), {} arrivals",
+                    bp.points.len(),
+                    bp.arrival.describe()
+                ),
+            ));
+            report.push(points_check(q, &bp, path));
+            report.push(slo_check(q, &bp, path));
+            bp.arrival
         }
     }
 }

@@ -3,17 +3,14 @@
 //! journal as a witness of every request and of its timing (v1.1), and
 //! every published claim recomputed.
 
-use std::collections::BTreeMap;
-
 use serde_json::json;
 
-use super::evidence::Collected;
-use super::file_problem;
+use super::context::Run;
 use super::metrics::PointMetrics;
 use super::plan::{rate_tolerance, Arrival};
 use super::records::{self, ClientSummary, JournalSummary, Problems, Terminals};
 use super::schema::{self, Claim, Qualification, Status, MIN_SIGNIFICANT_DIGITS};
-use crate::report::{Check, Report};
+use crate::report::{Check, Reason, Report};
 
 /// Checks that need readable client records, in report order.
 const AFTER_RECORDS: [&str; 9] = [
@@ -32,20 +29,16 @@ const AFTER_RECORDS: [&str; 9] = [
 /// client records could be read.
 pub fn point_checks(
     report: &mut Report,
-    q: &Qualification,
+    run: &Run<'_>,
     i: usize,
-    collected: &Collected,
-    unusable: &BTreeMap<String, String>,
     arrival: Arrival,
 ) -> Option<PointMetrics> {
+    let (q, collected) = (run.q(), run.collected);
     let p = &q.points[i];
     let base = format!("point:{}", p.name);
     let id = |s: &str| format!("{base}.{s}");
     report.push(claims_presence(&base, p));
-    let client = match (
-        file_problem(&p.client_records, collected, unusable),
-        collected.clients.get(&i),
-    ) {
+    let client = match (run.problem(&p.client_records), collected.clients.get(&i)) {
         (None, Some(c)) => c,
         (problem, _) => {
             let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.client_records));
@@ -94,10 +87,7 @@ pub fn point_checks(
     count_checks(report, &base, p, client);
     rate_check(report, &base, p, client, arrival);
     let tolerance = q.clock_tolerance();
-    match (
-        file_problem(&p.journal, collected, unusable),
-        collected.journals.get(&p.journal),
-    ) {
+    match (run.problem(&p.journal), collected.journals.get(&p.journal)) {
         (None, Some(j)) => journal_checks(report, &base, p, client, j, tolerance),
         (problem, _) => {
             let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.journal));
@@ -422,9 +412,9 @@ fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<Stri
 
 fn claim_checks_unavailable(report: &mut Report, base: &str, p: &schema::Point, why: &str) {
     for (key, _) in claim_keys(&p.claims) {
-        report.push(Check::not_checkable(format!("{base}.claim.{key}"), why));
+        report.push(Check::not_checkable(format!("{base}.claim.{key}"), why).claim());
     }
-    report.push(Check::not_checkable(format!("{base}.within_limits"), why));
+    report.push(Check::not_checkable(format!("{base}.within_limits"), why).claim());
     report.push(Check::not_checkable(format!("{base}.attainment"), why));
 }
 
@@ -512,14 +502,18 @@ fn claim_checks(
     for (key, claim) in claim_keys(&p.claims) {
         let id = format!("{base}.claim.{key}");
         let Some(claim) = claim else {
-            report.push(Check::skip(
-                id,
-                "not claimed in qualification.json; not checked",
-            ));
+            report.push(
+                Check::not_checked(
+                    id,
+                    Reason::NotClaimed,
+                    "not claimed in qualification.json; not checked",
+                )
+                .claim(),
+            );
             continue;
         };
         let (value, unit) = recomputed(m, &key);
-        report.push(claim_check(id, claim, value, unit));
+        report.push(claim_check(id, claim, value, unit).claim());
     }
     let slo = &q.slo;
     let rule = format!(
@@ -531,18 +525,22 @@ fn claim_checks(
     } else {
         format!("; outside the SLO: {}", breaches.summary())
     };
-    report.push(match p.claims.within_limits {
-        None => Check::skip(
-            format!("{base}.within_limits"),
-            "within_limits not claimed; not checked",
-        ),
-        Some(n) => Check::outcome(
-            format!("{base}.within_limits"),
-            m.within_limits == n,
-            format!("{} of {} {rule}{outside}", m.within_limits, p.requests),
-        )
-        .with_values(n, m.within_limits),
-    });
+    report.push(
+        match p.claims.within_limits {
+            None => Check::not_checked(
+                format!("{base}.within_limits"),
+                Reason::NotClaimed,
+                "within_limits not claimed; not checked",
+            ),
+            Some(n) => Check::outcome(
+                format!("{base}.within_limits"),
+                m.within_limits == n,
+                format!("{} of {} {rule}{outside}", m.within_limits, p.requests),
+            )
+            .with_values(n, m.within_limits),
+        }
+        .claim(),
+    );
     let share = m.within_limits as f64 / p.requests as f64;
     report.push(
         Check::outcome(

@@ -4,7 +4,25 @@
 //! retyping numbers. Failed, timed-out and cancelled requests are always
 //! shown: a table that hides failures is not the evidence.
 
-use super::PointRow;
+use super::metrics::{self, PointMetrics};
+
+/// One row of the measured-points table, recomputed from the records.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PointRow {
+    /// Point name.
+    pub name: String,
+    /// Offered rate as declared.
+    pub offered_rate: f64,
+    /// Send rate measured from the records (v1.1).
+    pub measured_rate: Option<f64>,
+    /// Declared measured requests.
+    pub requests: u64,
+    /// Recomputed metrics.
+    pub metrics: PointMetrics,
+    /// The series behind the metrics, for plots (not in the table's JSON).
+    #[serde(skip)]
+    pub series: metrics::PointSeries,
+}
 
 /// Column headers, in the published order.
 pub const HEADERS: [&str; 11] = [

@@ -7,6 +7,7 @@
 //! that "VERIFIED" can never stand for "nothing was checked".
 
 use super::Verification;
+use crate::report::Kind;
 
 /// What became of the release seal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,36 +31,40 @@ pub struct Verdict {
 }
 
 /// Published claims compared and left out, from the report's claim checks
-/// (`point:<name>.claim.<key>` and `point:<name>.within_limits`).
+/// (those of [`Kind::Claim`]; a claim left out is named as its point's
+/// `<point> <key>`).
 pub fn claim_counts(v: &Verification) -> (usize, Vec<String>) {
     let mut compared = 0;
     let mut left_out = Vec::new();
-    for c in &v.report.checks {
-        let Some(rest) = c.id.strip_prefix("point:") else {
-            continue;
-        };
-        let is_claim = rest.contains(".claim.") || rest.ends_with(".within_limits");
-        if !is_claim {
-            continue;
-        }
-        match c.ok {
-            None => left_out.push(rest.replace(".claim.", " ")),
+    for c in v.report.checks().iter().filter(|c| c.kind() == Kind::Claim) {
+        match c.ok() {
+            None => {
+                let rest = c.id.strip_prefix("point:").unwrap_or(&c.id);
+                left_out.push(rest.replace(".claim.", " "))
+            }
             Some(_) => compared += 1,
         }
     }
     (compared, left_out)
 }
 
-/// The publication's rows and cells: (checked, not checked: their ids).
+/// The publication's rows and cells ([`Kind::Publication`]): (checked, not
+/// checked: their ids without the `publication:` head).
 pub fn publication_counts(v: &Verification) -> (usize, Vec<String>) {
     let mut checked = 0;
     let mut unmapped = Vec::new();
-    for c in &v.report.checks {
-        if let Some(rest) = c.id.strip_prefix("publication:") {
-            match c.ok {
-                None => unmapped.push(rest.to_string()),
-                Some(_) => checked += 1,
+    for c in v
+        .report
+        .checks()
+        .iter()
+        .filter(|c| c.kind() == Kind::Publication)
+    {
+        match c.ok() {
+            None => {
+                let rest = c.id.strip_prefix("publication:").unwrap_or(&c.id);
+                unmapped.push(rest.to_string())
             }
+            Some(_) => checked += 1,
         }
     }
     (checked, unmapped)
@@ -68,8 +73,8 @@ pub fn publication_counts(v: &Verification) -> (usize, Vec<String>) {
 /// The verdict of `v`.
 pub fn verdict(v: &Verification) -> Verdict {
     let r = &v.report;
-    let s = r.summary;
-    let total = r.checks.len();
+    let s = r.summary();
+    let total = r.checks().len();
     let (compared, left_out) = claim_counts(v);
     let mut claims = if v.structure_only {
         String::new()

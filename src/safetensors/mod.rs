@@ -278,7 +278,7 @@ pub fn check_checkpoint(
             .iter()
             .map(|(s, f)| index::ShardState {
                 path: s.path.as_str(),
-                readable: f.checks.first().is_some_and(|c| c.ok == Some(true)),
+                readable: f.checks.first().is_some_and(Check::passed),
                 header: f.header.as_ref(),
             })
             .collect();

@@ -56,7 +56,7 @@ pub struct Inspected {
 impl Inspected {
     /// True when every check passed.
     pub fn ok(&self) -> bool {
-        self.checks.iter().all(|c| c.ok == Some(true))
+        self.checks.iter().all(Check::passed)
     }
 }
 

@@ -14,7 +14,7 @@ pub const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose:
 
 /// The built binary.
 pub fn bin() -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env("NO_COLOR", "1");
     // Tests never touch ~/.local: no catalog (it has its own tests).
     c.arg("--no-catalog");

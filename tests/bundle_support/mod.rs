@@ -4,6 +4,9 @@
 //! `proofpack verify --structure-only --json` on bytes.
 #![allow(dead_code)]
 
+#[path = "../common/mod.rs"]
+pub mod common;
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -145,7 +148,7 @@ pub fn good_start() -> Tar {
 
 /// The proofpack binary, without the catalog.
 pub fn pp() -> Cmd {
-    let mut c = Cmd::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env_remove("SOURCE_DATE_EPOCH");
     c.arg("--no-catalog");
     c
@@ -363,7 +366,7 @@ pub fn pp_bounded(args: &[&std::ffi::OsStr], as_mib: u64) -> Measured {
         .args(["/usr/bin/time", "-f", "%M"])
         .arg("-o")
         .arg(&timing)
-        .arg(assert_cmd::cargo::cargo_bin("proofpack"))
+        .arg(common::bin())
         .arg("--no-catalog")
         .args(args)
         .env_remove("SOURCE_DATE_EPOCH")

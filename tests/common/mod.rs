@@ -1,7 +1,63 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: the binary under test with a
+//! clean environment, the Python interop peers, and the outcome of a
+//! `--json` run read as the contract's report.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// The proofpack binary under test: `PROOFPACK_TEST_BIN` when set (to run
+/// the suite against another build, as `scripts/compare-reports.sh` does),
+/// else the one cargo built for these tests.
+pub fn bin() -> PathBuf {
+    match std::env::var_os("PROOFPACK_TEST_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_proofpack")),
+    }
+}
+
+/// A home directory of the tests' own, so that nothing they run reads or
+/// writes the user's (the catalog's default place is under it).
+pub fn test_home() -> PathBuf {
+    let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("test-home");
+    std::fs::create_dir_all(&home).unwrap();
+    home
+}
+
+/// Applies the tests' clean environment to a command: only `PATH`,
+/// `TMPDIR` and the locale are kept, `HOME` is [`test_home`], colours are
+/// off; nothing of the caller's `PROOFPACK_*` or `XDG_*` leaks in. Tests
+/// set what they need on top.
+pub fn clean_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    cmd.env_clear();
+    for keep in ["PATH", "TMPDIR", "LANG", "LC_ALL", "PROOFPACK_TEST_SNAP"] {
+        if let Some(v) = std::env::var_os(keep) {
+            cmd.env(keep, v);
+        }
+    }
+    cmd.env("HOME", test_home()).env("NO_COLOR", "1")
+}
+
+/// `proofpack` with the tests' clean environment (see [`clean_env`]).
+pub fn command() -> std::process::Command {
+    let mut c = std::process::Command::new(bin());
+    clean_env(&mut c);
+    c
+}
+
+/// [`command`] as an `assert_cmd` command.
+pub fn proofpack() -> assert_cmd::Command {
+    assert_cmd::Command::from_std(command())
+}
+
+/// [`proofpack`] with `--no-catalog`: the tests that are not about the
+/// catalog never touch one.
+pub fn proofpack_nocat() -> assert_cmd::Command {
+    let mut c = proofpack();
+    c.arg("--no-catalog");
+    c
+}
 
 /// The Python with the pinned interop peers (cryptography, securesystemslib,
 /// numpy, safetensors). `scripts/test.sh` installs them into `target/pyenv`
@@ -32,4 +88,77 @@ pub fn output_ok(cmd: &mut std::process::Command) -> std::process::Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// What a `--json` run answered: its exit status, the report (JSON null
+/// when stdout was not JSON) and everything it printed.
+pub struct Outcome {
+    /// Exit status.
+    pub code: i32,
+    /// The report.
+    pub report: Value,
+    /// Standard output and error.
+    pub stdout: String,
+}
+
+impl Outcome {
+    /// `proofpack --no-catalog ARGS...` (the args include `--json`).
+    pub fn of(args: &[&std::ffi::OsStr]) -> Outcome {
+        let out = command().arg("--no-catalog").args(args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            report: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            stdout: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+    fn checks(&self) -> &[Value] {
+        self.report["checks"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_else(|| panic!("not a report:\n{}", self.stdout))
+    }
+    /// The ids of the failed checks.
+    pub fn failed(&self) -> Vec<String> {
+        self.checks()
+            .iter()
+            .filter(|c| c["ok"] == Value::Bool(false))
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+    /// The check `id`.
+    pub fn check(&self, id: &str) -> &Value {
+        self.checks()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no check {id} in {}", self.stdout))
+    }
+    /// Exit 1 and `id` among the failures, its detail containing `needle`.
+    pub fn assert_fails(&self, id: &str, needle: &str) {
+        assert_eq!(
+            self.code,
+            1,
+            "expected exit 1; failed checks {:?}\n{}",
+            self.failed(),
+            self.stdout
+        );
+        let c = self.check(id);
+        assert_eq!(c["ok"], Value::Bool(false), "{id} did not fail: {c}");
+        let text = c.to_string();
+        assert!(
+            text.contains(needle),
+            "{id} does not name {needle:?}: {text}"
+        );
+    }
+    /// Exit 0 and a report that holds.
+    pub fn assert_ok(&self) {
+        assert_eq!(
+            self.code,
+            0,
+            "expected exit 0; failed checks {:?}\n{}",
+            self.failed(),
+            self.stdout
+        );
+        assert_eq!(self.report["ok"], Value::Bool(true));
+    }
 }

@@ -39,57 +39,7 @@ pub fn fresh_with(p: &gen::Params) -> Case {
     Case { dir, sample }
 }
 
-pub struct Outcome {
-    pub code: i32,
-    pub report: Value,
-    pub stdout: String,
-}
-
-impl Outcome {
-    pub fn failed(&self) -> Vec<String> {
-        self.report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| c["ok"] == Value::Bool(false))
-            .map(|c| c["id"].as_str().unwrap().to_string())
-            .collect()
-    }
-    pub fn check(&self, id: &str) -> &Value {
-        self.report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap_or_else(|| panic!("no check {id} in {}", self.stdout))
-    }
-    /// Exit 1 and `id` among the failures, its detail containing `needle`.
-    pub fn assert_fails(&self, id: &str, needle: &str) {
-        assert_eq!(
-            self.code,
-            1,
-            "expected exit 1; failed checks {:?}",
-            self.failed()
-        );
-        let c = self.check(id);
-        assert_eq!(c["ok"], Value::Bool(false), "{id} did not fail: {c}");
-        let text = c.to_string();
-        assert!(
-            text.contains(needle),
-            "{id} does not name {needle:?}: {text}"
-        );
-    }
-    pub fn assert_ok(&self) {
-        assert_eq!(
-            self.code,
-            0,
-            "expected exit 0; failed checks {:?}\n{}",
-            self.failed(),
-            self.stdout
-        );
-        assert_eq!(self.report["ok"], Value::Bool(true));
-    }
-}
+pub use common::Outcome;
 
 impl Case {
     pub fn run(&self) -> PathBuf {
@@ -144,24 +94,15 @@ impl Case {
 }
 
 pub fn verify(target: &Path, pins: Option<&Path>, trust: Option<&Path>) -> Outcome {
-    let mut cmd = Command::cargo_bin("proofpack").unwrap();
-    cmd.args(["--no-catalog", "verify"])
-        .arg(target)
-        .arg("--json");
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["verify".as_ref(), target.as_os_str(), "--json".as_ref()];
     if let Some(p) = pins {
-        cmd.arg("--pins").arg(p);
+        args.extend(["--pins".as_ref(), p.as_os_str()]);
     }
     if let Some(t) = trust {
-        cmd.arg("--trust").arg(t);
+        args.extend(["--trust".as_ref(), t.as_os_str()]);
     }
-    let out = cmd.output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let report = serde_json::from_str(&stdout).unwrap_or(Value::Null);
-    Outcome {
-        code: out.status.code().unwrap(),
-        report,
-        stdout: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
-    }
+    Outcome::of(&args)
 }
 
 /// Rewrites a sealed bundle's entries (after sealing, MANIFEST unchanged).
@@ -305,8 +246,7 @@ impl Outcome {
 
 /// Runs `proofpack --no-catalog ARGS...`; (exit code, stdout, stderr).
 pub fn proofpack(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let out = Command::cargo_bin("proofpack")
-        .unwrap()
+    let out = common::command()
         .arg("--no-catalog")
         .args(args)
         .output()
@@ -323,19 +263,14 @@ pub fn verify_with(target: &Path, args: &[&std::ffi::OsStr]) -> Outcome {
     let mut all: Vec<&std::ffi::OsStr> =
         vec!["verify".as_ref(), target.as_os_str(), "--json".as_ref()];
     all.extend_from_slice(args);
-    let (code, stdout, stderr) = proofpack(&all);
-    Outcome {
-        code,
-        report: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stdout: format!("{stdout}\n{stderr}"),
-    }
+    Outcome::of(&all)
 }
 
 /// Runs `proofpack --no-catalog ARGS...` under the test Python and returns
 /// (exit code, stdout, stderr, peak RSS of the child in KiB), the peak
 /// read from getrusage(RUSAGE_CHILDREN).ru_maxrss.
 pub fn proofpack_measured(args: &[&std::ffi::OsStr]) -> (i32, String, String, u64) {
-    let bin = assert_cmd::cargo::cargo_bin("proofpack");
+    let bin = common::bin();
     let script = r#"
 import resource, subprocess, sys
 r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

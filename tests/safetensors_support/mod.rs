@@ -12,7 +12,7 @@ use assert_cmd::Command as Cmd;
 use serde_json::Value;
 
 #[path = "../common/mod.rs"]
-mod common;
+pub mod common;
 pub use common::python;
 
 /// Python functions every script gets.
@@ -102,7 +102,7 @@ pub fn reference(path: &Path) -> String {
 
 /// The proofpack binary, with no catalog.
 pub fn pp() -> Cmd {
-    let mut c = Cmd::cargo_bin("proofpack").unwrap();
+    let mut c = common::proofpack();
     c.env("NO_COLOR", "1").arg("--no-catalog");
     c
 }

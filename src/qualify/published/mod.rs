@@ -28,7 +28,7 @@ use super::schema::Qualification;
 use super::{AttestedEngine, PointRow};
 use crate::digest::Sha256Digest;
 use crate::publication::{Pinned, PinnedRow, Publication};
-use crate::report::{Check, Report};
+use crate::report::{Check, Reason, Report};
 
 mod attestations;
 mod pinned;
@@ -85,7 +85,7 @@ fn unmapped(ctx: &Context<'_>, id: String, at: &str, what: &str, how: &str) -> C
     if ctx.require_all_rows {
         Check::fail(id, format!("{why}; --require-all-rows"))
     } else {
-        Check::skip(id, format!("not checked: {why}"))
+        Check::not_checked(id, Reason::NoEvidence, format!("not checked: {why}"))
     }
 }
 

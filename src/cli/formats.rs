@@ -1,0 +1,26 @@
+//! The manifest formats as the command line names them, shared by every
+//! verb that reads or writes a manifest.
+
+use clap::ValueEnum;
+use proofpack::manifest::Format;
+
+/// Output/input manifest formats on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum FormatArg {
+    /// `path:sha256` lines, sorted: the identity of the set.
+    Canonical,
+    /// JSON record with sizes and totals.
+    Json,
+    /// coreutils `sha256sum` lines.
+    Sha256sum,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Canonical => Format::Canonical,
+            FormatArg::Json => Format::Json,
+            FormatArg::Sha256sum => Format::Sha256sum,
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The flags of `verify`.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use crate::cli::bundle_args::LimitArgs;
+
+/// How to print the recomputed table.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Aligned plain text.
+    Text,
+    /// GitHub-flavoured Markdown, ready to paste into a publication.
+    Markdown,
+    /// No table.
+    None,
+}
+
+/// `proofpack verify`
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// The sealed bundle (.tgz) or the run directory to verify.
+    pub target: PathBuf,
+    /// The published pins (proofpack/pins/v1). Without it the verdict is
+    /// "unpinned": the run is checked for internal consistency only.
+    #[arg(long, value_name = "PINS")]
+    pub pins: Option<PathBuf>,
+    /// Trust roots (proofpack/trust/v1). Without it the engine attestations
+    /// fail: a signature that nobody trusts proves nothing.
+    #[arg(long, value_name = "TRUST")]
+    pub trust: Option<PathBuf>,
+    /// Print the report as one JSON object (proofpack/report/v1) instead.
+    #[arg(long)]
+    pub json: bool,
+    /// The release seal (default: BUNDLE.tgz.seal.dsse.json beside the bundle).
+    #[arg(long, value_name = "FILE")]
+    pub seal: Option<PathBuf>,
+    /// Fail unless a release seal is present and verifies under a key of
+    /// --trust trusted for `release`.
+    #[arg(long)]
+    pub require_seal: bool,
+    /// Verify only the bundle's structure and seal, not the qualification
+    /// (for a bundle that is not a qualification run). The verdict says so.
+    #[arg(long)]
+    pub structure_only: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// Layout of the recomputed measured-points table.
+    #[arg(long, value_enum, default_value = "text")]
+    pub table: TableFormat,
+    /// The published write-up (Markdown, or the text a docs site exports):
+    /// every row of its "Pinned inputs" table and every cell of its
+    /// "Measured points" table is checked against the evidence.
+    #[arg(long, value_name = "WRITEUP.md")]
+    pub publication: Option<PathBuf>,
+    /// With --publication: a row that no evidence in the run supports fails
+    /// (by default it is reported as not checked, and named).
+    #[arg(long, requires = "publication")]
+    pub require_all_rows: bool,
+    /// Also write the report as one self-contained HTML page (verdict,
+    /// checks, published inputs, recomputed table, latency plots).
+    #[arg(long, value_name = "REPORT.html")]
+    pub html: Option<PathBuf>,
+}

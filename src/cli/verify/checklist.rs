@@ -1,0 +1,103 @@
+//! The human checklist of `verify`: every check under its area, the
+//! publication's rows that were not checked, the verdict line, and the
+//! recomputed table.
+
+use proofpack::bundle::ENTRY_CHECK_PREFIX;
+use proofpack::qualify::{table, Verification};
+use proofpack::report::{Check, Kind};
+
+use super::args::TableFormat;
+use crate::cli::{describe, Ui};
+
+fn bold(ui: &Ui, s: &str) -> String {
+    if ui.color_out {
+        format!("\x1b[1m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
+fn mark(ui: &Ui, c: &Check) -> String {
+    match c.ok() {
+        Some(true) => ui.green("PASS"),
+        Some(false) => ui.red("FAIL"),
+        None => ui.yellow("SKIP"),
+    }
+}
+
+/// Prints the checklist of `v` and, unless `table` is none, the recomputed
+/// measured-points table.
+pub fn print(v: &Verification, table_format: TableFormat, ui: &Ui) {
+    let r = &v.report;
+    println!("{}", bold(ui, &format!("proofpack verify {}", r.target())));
+    let mut current = String::new();
+    let entries: Vec<&Check> = r
+        .checks()
+        .iter()
+        .filter(|c| c.id.starts_with(ENTRY_CHECK_PREFIX))
+        .collect();
+    let bundle_entries_ok = entries.iter().all(|c| c.passed());
+    let mut entries_summarised = false;
+    for c in r.checks() {
+        let a = c.area();
+        if a != current {
+            println!("\n{}", bold(ui, a));
+            current = a.to_string();
+        }
+        // Hundreds of passing entry checks say nothing a summary does not.
+        if c.id.starts_with(ENTRY_CHECK_PREFIX) && bundle_entries_ok && !ui.verbose {
+            if !entries_summarised {
+                println!(
+                    "  {} {ENTRY_CHECK_PREFIX}*  all {} files match MANIFEST",
+                    ui.green("PASS"),
+                    entries.len()
+                );
+                entries_summarised = true;
+            }
+            continue;
+        }
+        let detail = if c.failed() {
+            describe(c)
+        } else {
+            c.detail.clone()
+        };
+        println!("  {} {}  {}", mark(ui, c), c.id, detail);
+    }
+    println!();
+    let unmapped: Vec<&Check> = r
+        .checks()
+        .iter()
+        .filter(|c| c.kind() == Kind::Publication && c.ok().is_none())
+        .collect();
+    if !unmapped.is_empty() {
+        println!(
+            "\n{}",
+            bold(ui, "Published but not checked (no evidence in this run; --require-all-rows fails them):")
+        );
+        for c in unmapped {
+            println!("  {} {}", c.id, c.detail);
+        }
+    }
+    let line = r.verdict().unwrap_or_default();
+    if r.ok() {
+        println!("{}", ui.green(&bold(ui, line)));
+    } else {
+        println!("{}", ui.red(&bold(ui, line)));
+    }
+    if table_format != TableFormat::None && !v.rows.is_empty() {
+        let q = v.qualification.as_ref();
+        println!(
+            "\nMeasured points of {} (recomputed from the client records{}):\n",
+            q.map_or("the run", |q| q.name.as_str()),
+            if r.ok() {
+                ""
+            } else {
+                "; the verdict above is FAILED"
+            }
+        );
+        match table_format {
+            TableFormat::Markdown => print!("{}", table::render_markdown(&v.rows)),
+            _ => print!("{}", table::render_text(&v.rows)),
+        }
+    }
+}

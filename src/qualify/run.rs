@@ -1,0 +1,176 @@
+//! The order in which the check families run over one run's evidence
+//! ([`evaluate`]): the benchmark plan, the engine attestations, the pins,
+//! the host launch checks, the run's inventory, every point, and the
+//! publication; and what is reported when the qualification cannot be read.
+
+use std::collections::BTreeMap;
+
+use super::context::{point_area, Run, ATTESTATIONS_AREA, HOSTS_AREA, PINS_AREA};
+use super::facts::{self, Facts};
+use super::plan::Arrival;
+use super::schema::Qualification;
+use super::{engines, hosts, inventory, pins, plan, point, published};
+use super::{AttestedEngine, Options, PointRow, QUALIFICATION_FILE};
+use crate::report::{Check, Reason, Report};
+
+/// Parses `qualification.json` into the report (`qualification.schema`).
+pub fn check_qualification(
+    report: &mut Report,
+    bytes: Result<&[u8], String>,
+) -> Option<Qualification> {
+    let id = "qualification.schema";
+    match bytes.and_then(Qualification::parse) {
+        Ok(q) => {
+            report.push(Check::pass(
+                id,
+                format!(
+                    "{QUALIFICATION_FILE}: {} points, {} engines, model {}",
+                    q.points.len(),
+                    q.engines.len(),
+                    q.model
+                ),
+            ));
+            Some(q)
+        }
+        Err(e) => {
+            report.push(Check::fail(id, e));
+            None
+        }
+    }
+}
+
+/// The `pin:*` line of a verification that compares no pins.
+pub(crate) fn no_pins(detail: &str) -> Check {
+    Check::not_checked("pin:*", Reason::NotAskedFor, detail).in_area(PINS_AREA)
+}
+
+/// Runs every check after the evidence pass, family by family. Returns the
+/// recomputed table (the points whose records could be read).
+pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<PointRow> {
+    report.enter(None);
+    let arrival = plan::plan_checks(report, run);
+    let first_request = run
+        .collected
+        .clients
+        .values()
+        .filter_map(|c| c.first_sent)
+        .reduce(f64::min);
+    report.enter(Some(ATTESTATIONS_AREA));
+    let attested = engines::check_engines(report, run, first_request, opts);
+    let facts = facts::resolve(run);
+    report.enter(Some(PINS_AREA));
+    match opts.pins {
+        None if opts.publication.is_some() => {}
+        None => report.push(no_pins(
+            "no --pins given: published values not compared (verdict is unpinned)",
+        )),
+        Some(p) => pins::check_pins(report, p, run, &attested, &facts),
+    }
+    report.enter(Some(HOSTS_AREA));
+    hosts::host_checks(report, run, &attested, opts);
+    report.enter(None);
+    report.push(inventory::undeclared_check(run));
+    report.push(inventory::captured_check(run.collected));
+    let rows = points(report, run, arrival);
+    report.enter(None);
+    if let Some(publication) = opts.publication {
+        publication_checks(report, publication, run, &attested, &rows, &facts, opts);
+    }
+    rows
+}
+
+/// Every point's checks, each under its own area.
+fn points(report: &mut Report, run: &Run<'_>, arrival: Arrival) -> Vec<PointRow> {
+    let q = run.q();
+    let mut rows = Vec::new();
+    for (i, p) in q.points.iter().enumerate() {
+        report.enter(Some(&point_area(&p.name)));
+        if let Some(m) = point::point_checks(report, run, i, arrival) {
+            rows.push(PointRow {
+                name: p.name.clone(),
+                offered_rate: p.offered_rate,
+                measured_rate: m.measured_rate,
+                requests: p.requests,
+                metrics: m,
+                series: run
+                    .collected
+                    .clients
+                    .get(&i)
+                    .map(|c| c.series.clone())
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    rows
+}
+
+/// The publication's checks, each counted as a row, cell or statement of
+/// the write-up.
+fn publication_checks(
+    report: &mut Report,
+    publication: &crate::publication::Publication,
+    run: &Run<'_>,
+    attested: &BTreeMap<String, Result<AttestedEngine, String>>,
+    rows: &[PointRow],
+    facts: &Facts,
+    opts: &Options<'_>,
+) {
+    let ctx = published::Context {
+        q: run.q(),
+        collected: run.collected,
+        unusable: run.unusable,
+        attested,
+        rows,
+        facts,
+        bundle_digest: run.bundle_digest,
+        require_all_rows: opts.require_all_rows,
+    };
+    let mut sub = Report::new("");
+    published::check_publication(&mut sub, publication, &ctx);
+    for c in sub.into_checks() {
+        report.push(c.publication());
+    }
+}
+
+/// Reports the checks that need a readable qualification as not checkable.
+pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>) {
+    match opts.pins {
+        None => report.push(no_pins(
+            "no --pins given: published values not compared (verdict is unpinned)",
+        )),
+        Some(p) => {
+            for pin in &p.pins {
+                report.push(
+                    Check::not_checkable(
+                        format!("pin:{}", pin.name),
+                        "qualification.json is not valid",
+                    )
+                    .in_area(PINS_AREA),
+                );
+            }
+        }
+    }
+    report.push(
+        Check::not_checkable(
+            "attestation:*",
+            "qualification.json is not valid: the engines are unknown",
+        )
+        .in_area(ATTESTATIONS_AREA),
+    );
+    if opts.publication.is_some() {
+        report.push(
+            Check::not_checkable(
+                "publication:*",
+                "qualification.json is not valid: nothing in the run can be matched to the publication's rows",
+            )
+            .publication(),
+        );
+    }
+    report.push(
+        Check::not_checkable(
+            "point:*",
+            "qualification.json is not valid: the points are unknown",
+        )
+        .in_area(point_area("*")),
+    );
+}

@@ -1,0 +1,101 @@
+//! Verifying a run directory (no bundle: the bundle checks are not
+//! checked, and a `bundle` pin fails). The directory is read under the
+//! rules `seal` applies, so a run directory and its bundle get the same
+//! answer.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::context::Run;
+use super::evidence::{self, collect_run_dir, open_in_root, Collector, Plan, Unusable};
+use super::run::{check_qualification, evaluate, unverifiable_rest};
+use super::verdict::SealState;
+use super::{schema, Options, QualifyError, Source, Verification, QUALIFICATION_FILE};
+use crate::report::{Check, Reason, Report};
+
+/// Reads `qualification.json` of the run directory `root`: its bytes, or
+/// why it cannot be used.
+fn read_qualification(root: &Path) -> Result<Result<Vec<u8>, String>, QualifyError> {
+    Ok(match open_in_root(root, QUALIFICATION_FILE)? {
+        Ok(f) => crate::capped::read_to_cap(f, schema::MAX_SMALL_FILE)
+            .map_err(|source| evidence::RunDirError::Io {
+                path: root.join(QUALIFICATION_FILE),
+                source,
+            })?
+            .ok_or_else(|| {
+                format!(
+                    "{QUALIFICATION_FILE}: larger than {} bytes",
+                    schema::MAX_SMALL_FILE
+                )
+            }),
+        Err(Unusable::Missing) => Err(format!("{QUALIFICATION_FILE}: not in the run directory")),
+        Err(Unusable::NotRegular(why)) => Err(format!("{QUALIFICATION_FILE}: {why}")),
+    })
+}
+
+/// Verifies the run directory `root`.
+pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, QualifyError> {
+    if !root.is_dir() {
+        return Err(QualifyError::NotARun {
+            path: root.to_path_buf(),
+        });
+    }
+    let source = Source {
+        seal: SealState::Absent,
+        ..Source::default()
+    };
+    let mut report = Report::new(root.display().to_string());
+    report.push(Check::not_checked(
+        "bundle",
+        Reason::NoEvidence,
+        "verifying a run directory: there is no sealed bundle to check",
+    ));
+    let qbytes = read_qualification(root)?;
+    let Some(q) = check_qualification(&mut report, qbytes.as_deref().map_err(Clone::clone)) else {
+        unverifiable_rest(&mut report, opts);
+        return Ok(Verification::new(report, opts, &source));
+    };
+    let plan = Plan::new(q, opts.pins, &opts.counted_digests());
+    let mut collector = Collector::new(&plan);
+    let scan = collect_run_dir(root, &mut collector)?;
+    report.push(if scan.tree_problems.is_empty() {
+        Check::pass(
+            "run.tree",
+            format!(
+                "{} regular files, no symlinks, special files or hard links to outside",
+                scan.files
+            ),
+        )
+    } else {
+        Check::fail(
+            "run.tree",
+            format!(
+                "the run directory holds what a bundle cannot (seal refuses it too): {}",
+                crate::manifest::describe_problems(&scan.tree_problems)
+            ),
+        )
+    });
+    let unusable: BTreeMap<String, String> = scan
+        .unusable
+        .into_iter()
+        .map(|(k, v)| {
+            let why = match v {
+                Unusable::Missing => "not in the run".to_string(),
+                Unusable::NotRegular(w) => w,
+            };
+            (k, why)
+        })
+        .collect();
+    let collected = collector.out;
+    let run = Run {
+        plan: &plan,
+        collected: &collected,
+        unusable: &unusable,
+        bundle_digest: None,
+    };
+    let rows = evaluate(&mut report, &run, opts);
+    let mut v = Verification::new(report, opts, &source);
+    v.rows = rows;
+    v.qualification = Some(plan.q);
+    Ok(v)
+}
