@@ -132,8 +132,25 @@ fn publication_checks(
     }
 }
 
-/// Reports the checks that need a readable qualification as not checkable.
-pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>) {
+/// Why the checks after the qualification cannot run: the id of the check
+/// that failed, and what that means for them.
+pub struct Unverifiable<'a> {
+    /// The failed check.
+    pub cause: &'a str,
+    /// Its consequence, e.g. "qualification.json is not valid".
+    pub why: &'a str,
+}
+
+/// The qualification could not be read.
+pub const QUALIFICATION_INVALID: Unverifiable<'static> = Unverifiable {
+    cause: "qualification.schema",
+    why: "qualification.json is not valid",
+};
+
+/// Reports the checks that need the run's evidence as not checkable,
+/// because of `u`.
+pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>, u: &Unverifiable<'_>) {
+    let (cause, why) = (u.cause, u.why);
     match opts.pins {
         None => report.push(no_pins(
             "no --pins given: published values not compared (verdict is unpinned)",
@@ -141,36 +158,32 @@ pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>) {
         Some(p) => {
             for pin in &p.pins {
                 report.push(
-                    Check::not_checkable(
-                        format!("pin:{}", pin.name),
-                        "qualification.json is not valid",
-                    )
-                    .in_area(PINS_AREA),
+                    Check::not_checkable_by(format!("pin:{}", pin.name), cause, why)
+                        .in_area(PINS_AREA),
                 );
             }
         }
     }
     report.push(
-        Check::not_checkable(
+        Check::not_checkable_by(
             "attestation:*",
-            "qualification.json is not valid: the engines are unknown",
+            cause,
+            format!("{why}: the engines are unknown"),
         )
         .in_area(ATTESTATIONS_AREA),
     );
     if opts.publication.is_some() {
         report.push(
-            Check::not_checkable(
+            Check::not_checkable_by(
                 "publication:*",
-                "qualification.json is not valid: nothing in the run can be matched to the publication's rows",
+                cause,
+                format!("{why}: nothing in the run can be matched to the publication's rows"),
             )
             .publication(),
         );
     }
     report.push(
-        Check::not_checkable(
-            "point:*",
-            "qualification.json is not valid: the points are unknown",
-        )
-        .in_area(point_area("*")),
+        Check::not_checkable_by("point:*", cause, format!("{why}: the points are unknown"))
+            .in_area(point_area("*")),
     );
 }
