@@ -14,6 +14,7 @@ use proofpack::qualify::{self, table, Options, Verification};
 use proofpack::report::{Check, Report};
 
 use super::bundle_args::LimitArgs;
+use super::filekind::{read_as, Want};
 use super::{describe, Ui};
 
 /// How to print the recomputed table.
@@ -32,12 +33,21 @@ pub enum TableFormat {
 pub struct VerifyArgs {
     /// The sealed bundle (.tgz) or the run directory to verify.
     pub target: PathBuf,
-    /// The published pins (proofpack/pins/v1). Without it the verdict is
-    /// "unpinned": the run is checked for internal consistency only.
+    /// The published write-up (Markdown, or the text a docs site exports):
+    /// every row of its "Pinned inputs" table and every cell of its
+    /// "Measured points" table is checked against the evidence.
+    #[arg(long, value_name = "WRITEUP.md")]
+    pub publication: Option<PathBuf>,
+    /// With --publication: a row that no evidence in the run supports fails
+    /// (by default it is reported as not checked, and named).
+    #[arg(long, requires = "publication")]
+    pub require_all_rows: bool,
+    /// The published pins (proofpack/pins/v1), when there is no write-up to
+    /// give with --publication. Without either the verdict is "unpinned".
     #[arg(long, value_name = "PINS")]
     pub pins: Option<PathBuf>,
-    /// Trust roots (proofpack/trust/v1). Without it the engine attestations
-    /// fail: a signature that nobody trusts proves nothing.
+    /// Trust roots (proofpack/trust/v1): the keys you trust for engine,
+    /// release and host. Required (exit 2 without it) unless --structure-only.
     #[arg(long, value_name = "TRUST")]
     pub trust: Option<PathBuf>,
     /// Print the report as one JSON object (proofpack/report/v1) instead.
@@ -59,15 +69,6 @@ pub struct VerifyArgs {
     /// Layout of the recomputed measured-points table.
     #[arg(long, value_enum, default_value = "text")]
     pub table: TableFormat,
-    /// The published write-up (Markdown, or the text a docs site exports):
-    /// every row of its "Pinned inputs" table and every cell of its
-    /// "Measured points" table is checked against the evidence.
-    #[arg(long, value_name = "WRITEUP.md")]
-    pub publication: Option<PathBuf>,
-    /// With --publication: a row that no evidence in the run supports fails
-    /// (by default it is reported as not checked, and named).
-    #[arg(long, requires = "publication")]
-    pub require_all_rows: bool,
     /// Also write the report as one self-contained HTML page (verdict,
     /// checks, published inputs, recomputed table, latency plots).
     #[arg(long, value_name = "REPORT.html")]
@@ -81,19 +82,30 @@ fn read_arg_file(path: &std::path::Path, what: &str) -> Result<Vec<u8>> {
 
 /// Runs `proofpack verify`.
 pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
+    // v1.1 (contract 7): a qualification cannot be verified without trust
+    // roots, so a missing --trust is a usage error (exit 2), as it is for
+    // `attest verify` and `fleet verify`.
+    if args.trust.is_none() && !args.structure_only {
+        anyhow::bail!(
+            "verify needs --trust TRUST, the keys you trust for engine, release and host (a signature nobody trusts proves nothing); {}. --structure-only checks a bundle's structure without it",
+            Want::Trust.made()
+        );
+    }
     let mut pins_digest = None;
     let pins = match &args.pins {
         None => None,
         Some(p) => {
             let bytes = read_arg_file(p, "pins")?;
             pins_digest = Some(proofpack::digest::Sha256Digest::of_bytes(&bytes));
-            Some(Pins::parse(&bytes, &p.display().to_string()).map_err(anyhow::Error::msg)?)
+            Some(read_as(p, "--pins", Want::Pins, || {
+                Pins::parse(&bytes, &p.display().to_string()).map_err(anyhow::Error::msg)
+            })?)
         }
     };
     let trust = match &args.trust {
         None => None,
         Some(p) => Some(
-            TrustStore::load(p)
+            read_as(p, "--trust", Want::Trust, || TrustStore::load(p))
                 .with_context(|| format!("cannot use the trust file {}", p.display()))?,
         ),
     };
@@ -106,7 +118,10 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     let publication = match &args.publication {
         None => None,
         Some(p) => Some(
-            proofpack::publication::Publication::read(p).context("cannot use the publication")?,
+            read_as(p, "--publication", Want::Publication, || {
+                proofpack::publication::Publication::read(p)
+            })
+            .context("cannot use the publication")?,
         ),
     };
     let verifier = trust.as_ref().map(|t| TrustVerifier { trust: t });

@@ -18,6 +18,10 @@ pub struct TrustVerifier<'a> {
 }
 
 impl EngineAttestationVerifier for TrustVerifier<'_> {
+    fn trusts_hosts(&self) -> bool {
+        self.trust.keys_for(Role::Host).next().is_some()
+    }
+
     fn verify_host_report(
         &self,
         envelope: &[u8],

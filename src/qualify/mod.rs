@@ -145,6 +145,12 @@ pub trait EngineAttestationVerifier {
         &self,
         envelope: &[u8],
     ) -> Result<crate::attest::Verified<crate::attest::Statement>, String>;
+
+    /// False when no key is trusted for the `host` role, so that no host
+    /// report can count (the failure then names the missing role once).
+    fn trusts_hosts(&self) -> bool {
+        true
+    }
 }
 
 /// What the auditor brings.
@@ -454,6 +460,16 @@ fn host_checks(
         ));
         return;
     };
+    if !verifier.trusts_hosts() {
+        report.push(Check::fail(
+            "host:*",
+            format!(
+                "this run carries {} host launch-check report(s) (host_checks in qualification.json), but the trust file has no key trusted for host, so none of them can count: add the host operators' public keys (`proofpack key trust --from TRUST --host HOST.pub -o TRUST`)",
+                q.host_checks.len()
+            ),
+        ));
+        return;
+    }
     let mut reports = Vec::new();
     for path in &q.host_checks {
         let verified = match (
