@@ -4,24 +4,24 @@
 //! import`) over an existing name needs `--replace`; `catalog show` finds a
 //! baseline by name; the hash-cache line is printed only with `-v`.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use common::proofpack_at as bin;
 use predicates::str::contains;
-
-fn bin(catalog: &Path) -> Command {
-    let mut c = Command::cargo_bin("proofpack").unwrap();
-    c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
-    c
-}
 
 fn tree() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let d = tempfile::tempdir().unwrap();
     let root = d.path().join("model");
     fs::create_dir_all(&root).unwrap();
     for i in 0..3 {
-        fs::write(root.join(format!("{i:05}.safetensors")), vec![i as u8; 100 + i]).unwrap();
+        fs::write(
+            root.join(format!("{i:05}.safetensors")),
+            vec![i as u8; 100 + i],
+        )
+        .unwrap();
     }
     let cat = d.path().join("ci/catalog.db");
     (d, root, cat)
@@ -40,8 +40,20 @@ fn read_only_verbs_create_no_catalog() {
     let (d, root, cat) = tree();
     let m = d.path().join("m.manifest");
     // manifest (without --record) writes its output, not a catalog.
-    bin(&cat).arg("manifest").arg(&root).arg("-o").arg(&m).assert().success();
-    bin(&cat).arg("check").arg(&root).arg("--manifest").arg(&m).assert().success();
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .arg("-o")
+        .arg(&m)
+        .assert()
+        .success();
+    bin(&cat)
+        .arg("check")
+        .arg(&root)
+        .arg("--manifest")
+        .arg(&m)
+        .assert()
+        .success();
     bin(&cat).arg("diff").arg(&m).arg(&root).assert().success();
     let s = sample();
     bin(&cat)
@@ -53,8 +65,16 @@ fn read_only_verbs_create_no_catalog() {
         .arg(s.join("trust.json"))
         .assert()
         .success();
-    bin(&cat).args(["catalog", "list"]).assert().success().stderr(contains("does not exist"));
-    bin(&cat).args(["catalog", "info"]).assert().success().stdout(contains("does not exist"));
+    bin(&cat)
+        .args(["catalog", "list"])
+        .assert()
+        .success()
+        .stderr(contains("does not exist"));
+    bin(&cat)
+        .args(["catalog", "info"])
+        .assert()
+        .success()
+        .stdout(contains("does not exist"));
     bin(&cat).args(["catalog", "show", "kimi"]).assert().code(2);
     bin(&cat).args(["catalog", "export", "w"]).assert().code(2);
     bin(&cat)
@@ -66,7 +86,12 @@ fn read_only_verbs_create_no_catalog() {
     assert!(!cat.exists(), "a read-only verb created {}", cat.display());
     assert!(!cat.parent().unwrap().exists(), "nor its directory");
     // Storing something creates it.
-    bin(&cat).arg("manifest").arg(&root).args(["--record", "w"]).assert().success();
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .args(["--record", "w"])
+        .assert()
+        .success();
     assert!(cat.exists());
     // Once it exists, verify records into it as before.
     bin(&cat)
@@ -75,7 +100,11 @@ fn read_only_verbs_create_no_catalog() {
         .arg("--structure-only")
         .assert()
         .success();
-    bin(&cat).args(["catalog", "list"]).assert().success().stdout(contains("verify"));
+    bin(&cat)
+        .args(["catalog", "list"])
+        .assert()
+        .success()
+        .stdout(contains("verify"));
 }
 
 #[test]
@@ -83,7 +112,12 @@ fn a_missing_baseline_says_restore_or_import_never_record() {
     let (d, root, cat) = tree();
     for state in ["no catalog", "no such baseline"] {
         if state == "no such baseline" {
-            bin(&cat).arg("manifest").arg(&root).args(["--record", "other"]).assert().success();
+            bin(&cat)
+                .arg("manifest")
+                .arg(&root)
+                .args(["--record", "other"])
+                .assert()
+                .success();
         }
         let a = bin(&cat)
             .arg("check")
@@ -96,14 +130,32 @@ fn a_missing_baseline_says_restore_or_import_never_record() {
             e.contains("catalog import kimi-k3-weights") && e.contains("restore"),
             "{state}: {e}"
         );
-        assert!(!e.contains("--record"), "{state}: a CI failure must not advise recording the tree under test: {e}");
-        let a = bin(&cat).arg("diff").arg("catalog:kimi-k3-weights").arg(&root).assert().code(2);
+        assert!(
+            !e.contains("--record"),
+            "{state}: a CI failure must not advise recording the tree under test: {e}"
+        );
+        let a = bin(&cat)
+            .arg("diff")
+            .arg("catalog:kimi-k3-weights")
+            .arg(&root)
+            .assert()
+            .code(2);
         assert!(stderr(&a).contains("catalog import"), "{}", stderr(&a));
     }
     // The advice works: import the committed file, the gate runs.
     let committed = d.path().join("kimi-k3.manifest");
-    bin(&cat).arg("manifest").arg(&root).arg("-o").arg(&committed).assert().success();
-    bin(&cat).args(["catalog", "import", "kimi-k3-weights"]).arg(&committed).assert().success();
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .arg("-o")
+        .arg(&committed)
+        .assert()
+        .success();
+    bin(&cat)
+        .args(["catalog", "import", "kimi-k3-weights"])
+        .arg(&committed)
+        .assert()
+        .success();
     bin(&cat)
         .arg("check")
         .arg(&root)
@@ -115,14 +167,36 @@ fn a_missing_baseline_says_restore_or_import_never_record() {
 #[test]
 fn recording_over_an_existing_baseline_needs_replace() {
     let (d, root, cat) = tree();
-    bin(&cat).arg("manifest").arg(&root).args(["--record", "w"]).assert().success();
-    let before = bin(&cat).args(["catalog", "export", "w"]).assert().success().get_output().stdout.clone();
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .args(["--record", "w"])
+        .assert()
+        .success();
+    let before = bin(&cat)
+        .args(["catalog", "export", "w"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     // The tree drifts; recording it again under the same name is refused
     // before anything is hashed, and the baseline is unchanged.
     fs::write(root.join("00001.safetensors"), b"drifted").unwrap();
-    let a = bin(&cat).arg("manifest").arg(&root).args(["--record", "w"]).assert().code(2);
+    let a = bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .args(["--record", "w"])
+        .assert()
+        .code(2);
     assert!(stderr(&a).contains("--replace"), "{}", stderr(&a));
-    let after = bin(&cat).args(["catalog", "export", "w"]).assert().success().get_output().stdout.clone();
+    let after = bin(&cat)
+        .args(["catalog", "export", "w"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(before, after, "the baseline was not replaced");
     bin(&cat)
         .arg("check")
@@ -132,8 +206,19 @@ fn recording_over_an_existing_baseline_needs_replace() {
         .code(1);
     // The same for import.
     let other = d.path().join("other.manifest");
-    bin(&cat).arg("manifest").arg(&root).arg("-o").arg(&other).assert().success();
-    bin(&cat).args(["catalog", "import", "w"]).arg(&other).assert().code(2).stderr(contains("--replace"));
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .arg("-o")
+        .arg(&other)
+        .assert()
+        .success();
+    bin(&cat)
+        .args(["catalog", "import", "w"])
+        .arg(&other)
+        .assert()
+        .code(2)
+        .stderr(contains("--replace"));
     // --replace replaces, and says so.
     bin(&cat)
         .arg("manifest")
@@ -142,16 +227,35 @@ fn recording_over_an_existing_baseline_needs_replace() {
         .assert()
         .success()
         .stderr(contains("replaced: sha256:"));
-    bin(&cat).arg("check").arg(&root).args(["--manifest", "catalog:w"]).assert().success();
-    bin(&cat).args(["catalog", "import", "w", "--replace"]).arg(&other).assert().success();
+    bin(&cat)
+        .arg("check")
+        .arg(&root)
+        .args(["--manifest", "catalog:w"])
+        .assert()
+        .success();
+    bin(&cat)
+        .args(["catalog", "import", "w", "--replace"])
+        .arg(&other)
+        .assert()
+        .success();
     // --replace without --record is a usage error.
-    bin(&cat).arg("manifest").arg(&root).arg("--replace").assert().code(2);
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .arg("--replace")
+        .assert()
+        .code(2);
 }
 
 #[test]
 fn catalog_show_finds_a_baseline_by_name() {
     let (_d, root, cat) = tree();
-    let a = bin(&cat).arg("manifest").arg(&root).args(["--record", "kimi-k3-weights"]).assert().success();
+    let a = bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .args(["--record", "kimi-k3-weights"])
+        .assert()
+        .success();
     let e = stderr(&a);
     let digest = e.split("recorded: ").nth(1).unwrap().trim().to_string();
     for q in ["kimi-k3-weights", "catalog:kimi-k3-weights"] {
@@ -163,19 +267,33 @@ fn catalog_show_finds_a_baseline_by_name() {
             .stdout(contains(digest.as_str()))
             .stdout(contains("files:    3"));
     }
-    let out = bin(&cat).args(["catalog", "show", "kimi-k3-weights", "--json"]).assert().success();
+    let out = bin(&cat)
+        .args(["catalog", "show", "kimi-k3-weights", "--json"])
+        .assert()
+        .success();
     let j: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(j["baseline"]["name"], "kimi-k3-weights");
     assert_eq!(j["baseline"]["digest"], digest.as_str());
-    bin(&cat).args(["catalog", "show", "no-such"]).assert().code(2);
-    bin(&cat).args(["catalog", "show", "catalog:no-such"]).assert().code(2);
+    bin(&cat)
+        .args(["catalog", "show", "no-such"])
+        .assert()
+        .code(2);
+    bin(&cat)
+        .args(["catalog", "show", "catalog:no-such"])
+        .assert()
+        .code(2);
 }
 
 #[test]
 fn the_cache_line_is_printed_only_with_verbose() {
     let (d, root, cat) = tree();
     // The catalog exists (a baseline), so the hash cache is used.
-    bin(&cat).arg("manifest").arg(&root).args(["--record", "w"]).assert().success();
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .args(["--record", "w"])
+        .assert()
+        .success();
     let m = d.path().join("m.manifest");
     for args in [vec!["manifest"], vec!["check", "--manifest"]] {
         let mut c = bin(&cat);
@@ -195,7 +313,10 @@ fn the_cache_line_is_printed_only_with_verbose() {
             c.arg("-o").arg(&m);
         }
         let loud = stderr(&c.assert().success());
-        assert!(loud.contains("file digests from the catalog cache"), "{loud}");
+        assert!(
+            loud.contains("file digests from the catalog cache"),
+            "{loud}"
+        );
     }
 }
 
@@ -204,7 +325,11 @@ fn an_empty_baseline_is_refused_where_a_model_is_expected() {
     let (d, root, cat) = tree();
     let empty = d.path().join("empty.manifest");
     fs::write(&empty, "").unwrap();
-    bin(&cat).args(["catalog", "import", "nothing"]).arg(&empty).assert().success();
+    bin(&cat)
+        .args(["catalog", "import", "nothing"])
+        .arg(&empty)
+        .assert()
+        .success();
     bin(&cat)
         .arg("check")
         .arg(&root)

@@ -17,7 +17,9 @@ use fleet_support::*;
 use serde_json::Value;
 
 fn deploy(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("deploy")
+        .join(rel)
 }
 
 fn yaml_docs(yaml: &str) -> Vec<Value> {
@@ -37,12 +39,20 @@ fn yaml_docs(yaml: &str) -> Vec<Value> {
 fn bin_dir(dir: &Path) -> PathBuf {
     let b = dir.join("bin");
     std::fs::create_dir_all(&b).unwrap();
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("proofpack"), b.join("proofpack")).unwrap();
+    std::os::unix::fs::symlink(
+        assert_cmd::cargo::cargo_bin("proofpack"),
+        b.join("proofpack"),
+    )
+    .unwrap();
     b
 }
 
 fn path_with(b: &Path) -> String {
-    format!("{}:{}", b.display(), std::env::var("PATH").unwrap_or_default())
+    format!(
+        "{}:{}",
+        b.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
 }
 
 fn sh(script: &str, env: &[(String, String)], path: &str) -> (i32, String) {
@@ -55,7 +65,11 @@ fn sh(script: &str, env: &[(String, String)], path: &str) -> (i32, String) {
         .unwrap();
     (
         out.status.code().unwrap_or(-1),
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
     )
 }
 
@@ -64,7 +78,12 @@ fn env_of(container: &Value) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|e| Some((e["name"].as_str()?.to_string(), e["value"].as_str()?.to_string())))
+        .filter_map(|e| {
+            Some((
+                e["name"].as_str()?.to_string(),
+                e["value"].as_str()?.to_string(),
+            ))
+        })
         .collect()
 }
 
@@ -93,26 +112,44 @@ fn kubernetes_job_scripts_check_every_node_wait_for_every_report_and_give_the_ve
     std::fs::create_dir_all(&old).unwrap();
     std::fs::write(old.join("node-9.dsse.json"), "{}").unwrap();
     let reports_s = reports.display().to_string();
-    for d in docs.iter().filter(|d| d["metadata"]["labels"]["proofpack/step"] == "host-check") {
+    for d in docs
+        .iter()
+        .filter(|d| d["metadata"]["labels"]["proofpack/step"] == "host-check")
+    {
         let spec = &d["spec"]["template"]["spec"];
         let node = spec["nodeName"].as_str().unwrap();
         let c = &spec["containers"][0];
         let script = c["args"][0]
             .as_str()
             .unwrap()
-            .replace("/manifest/weights.manifest.json", &f.manifest.display().to_string())
-            .replace("host check /weights", &format!("host check {}", f.root(node).display()))
+            .replace(
+                "/manifest/weights.manifest.json",
+                &f.manifest.display().to_string(),
+            )
+            .replace(
+                "host check /weights",
+                &format!("host check {}", f.root(node).display()),
+            )
             .replace("/key/host.key", &f.key(node).display().to_string())
             .replace("/reports", &reports_s);
         let (code, out) = sh(&script, &env_of(c), &path);
         assert_eq!(code, 0, "{node}: {out}");
-        assert!(reports.join(run).join(format!("{node}.dsse.json")).exists(), "{out}");
+        assert!(
+            reports.join(run).join(format!("{node}.dsse.json")).exists(),
+            "{out}"
+        );
     }
-    let verify = docs.iter().find(|d| d["metadata"]["labels"]["proofpack/step"] == "fleet-verify").unwrap();
+    let verify = docs
+        .iter()
+        .find(|d| d["metadata"]["labels"]["proofpack/step"] == "fleet-verify")
+        .unwrap();
     let spec = &verify["spec"]["template"]["spec"];
     let wait = &spec["initContainers"][0];
     let env = env_of(wait);
-    let wait_script = wait["args"][0].as_str().unwrap().replace("/reports", &reports_s);
+    let wait_script = wait["args"][0]
+        .as_str()
+        .unwrap()
+        .replace("/reports", &reports_s);
     let (code, out) = sh(&wait_script, &env, &path);
     assert_eq!(code, 0, "every report exists: {out}");
     let c = &spec["containers"][0];
@@ -129,18 +166,35 @@ fn kubernetes_job_scripts_check_every_node_wait_for_every_report_and_give_the_ve
         .replace("/config/trust.json", &f.trust().display().to_string());
     let (code, out) = sh(&verdict, &env, &path);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("VERIFIED, all 2 hosts checked sizes-only"), "{out}");
+    assert!(
+        out.contains("VERIFIED, all 2 hosts checked sizes-only"),
+        "{out}"
+    );
     assert!(!old.exists(), "the earlier run's reports are removed");
     assert!(reports.join(run).exists(), "this run's reports are kept");
     // A node whose report is missing: the wait gives up (WAIT=0), exit 2.
     std::fs::remove_file(reports.join(run).join("node-1.dsse.json")).unwrap();
     let yaml0 = String::from_utf8(
-        output_ok(Command::new("bash").arg(deploy("kubernetes/render.sh")).arg(run).args(nodes).env("WAIT", "0")).stdout,
+        output_ok(
+            Command::new("bash")
+                .arg(deploy("kubernetes/render.sh"))
+                .arg(run)
+                .args(nodes)
+                .env("WAIT", "0"),
+        )
+        .stdout,
     )
     .unwrap();
     let docs0 = yaml_docs(&yaml0);
     let wait0 = &docs0.last().unwrap()["spec"]["template"]["spec"]["initContainers"][0];
-    let (code, out) = sh(&wait0["args"][0].as_str().unwrap().replace("/reports", &reports_s), &env, &path);
+    let (code, out) = sh(
+        &wait0["args"][0]
+            .as_str()
+            .unwrap()
+            .replace("/reports", &reports_s),
+        &env,
+        &path,
+    );
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("from node node-1"), "{out}");
 }
@@ -157,7 +211,11 @@ fn slurm_launch_check_names_hosts_by_slurmd_nodename_in_a_directory_per_job() {
         "#!/bin/sh\nwhile [ \"${1#--}\" != \"$1\" ]; do shift; done\nfor n in $FAKE_NODES; do SLURMD_NODENAME=$n \"$@\" || exit $?; done\n",
     )
     .unwrap();
-    std::fs::write(b.join("scontrol"), "#!/bin/sh\nfor n in $FAKE_NODES; do echo $n; done\n").unwrap();
+    std::fs::write(
+        b.join("scontrol"),
+        "#!/bin/sh\nfor n in $FAKE_NODES; do echo $n; done\n",
+    )
+    .unwrap();
     for s in ["srun", "scontrol"] {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(b.join(s), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -186,7 +244,11 @@ fn slurm_launch_check_names_hosts_by_slurmd_nodename_in_a_directory_per_job() {
             .unwrap()
     };
     let out = launch("42");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("VERIFIED, all 2 hosts"), "{text}");
     for n in ["node-0", "node-1"] {
@@ -198,7 +260,12 @@ fn slurm_launch_check_names_hosts_by_slurmd_nodename_in_a_directory_per_job() {
     }
     // The same job id again: its directory exists, nothing is mixed in.
     let out = launch("42");
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn base64_decode(s: &str) -> Vec<u8> {
@@ -224,7 +291,15 @@ fn the_sample_ansible_inventory_has_the_fleet_and_every_variable_the_play_needs(
     let play = std::fs::read_to_string(deploy("ansible/launch-check.yml")).unwrap();
     for h in hosts {
         let vars = &inv["_meta"]["hostvars"][h.as_str().unwrap()];
-        for v in ["weights_root", "host_key", "proofpack", "weights_manifest", "weights_pin", "trust_file", "reports_dir"] {
+        for v in [
+            "weights_root",
+            "host_key",
+            "proofpack",
+            "weights_manifest",
+            "weights_pin",
+            "trust_file",
+            "reports_dir",
+        ] {
             assert!(vars[v].is_string(), "{h}: no {v}: {vars}");
             assert!(play.contains(v), "the play does not use {v}");
         }

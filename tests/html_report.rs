@@ -378,15 +378,25 @@ fn assert_readable(layout: &Value, what: &str) {
         layout["scroll_width"].as_f64() <= layout["client_width"].as_f64(),
         "{what}: the page scrolls sideways: {layout}"
     );
-    assert_eq!(layout["overflowing"], serde_json::json!([]), "{what}: {layout}");
-    assert_eq!(layout["narrow_count"], 0, "{what}: a cell narrower than its header: {layout}");
+    assert_eq!(
+        layout["overflowing"],
+        serde_json::json!([]),
+        "{what}: {layout}"
+    );
+    assert_eq!(
+        layout["narrow_count"], 0,
+        "{what}: a cell narrower than its header: {layout}"
+    );
     let d = &layout["first_failure_detail"];
     assert!(
         d["text_top"].as_f64().unwrap() + 20.0 < d["viewport"].as_f64().unwrap(),
         "{what}: the first failure's detail is below the first screen: {layout}"
     );
     for w in layout["failure_detail_widths"].as_array().unwrap() {
-        assert!(w.as_f64().unwrap() > 400.0, "{what}: a Detail cell of {w} px: {layout}");
+        assert!(
+            w.as_f64().unwrap() > 400.0,
+            "{what}: a Detail cell of {w} px: {layout}"
+        );
     }
 }
 
@@ -411,7 +421,12 @@ fn a_failing_page_with_long_details_stays_readable_at_1300_px() {
     let (code, json, html) = verify_page(
         &root.join("kimi-k3-mi355x-20260923-sample.tgz"),
         d.path(),
-        &[os("--publication"), writeup.as_os_str(), os("--trust"), trust.as_os_str()],
+        &[
+            os("--publication"),
+            writeup.as_os_str(),
+            os("--trust"),
+            trust.as_os_str(),
+        ],
     );
     assert_eq!(code, 1);
     assert_readable(&layout_in_browser(&html, 1300, 900), "the failing sample");
@@ -419,10 +434,14 @@ fn a_failing_page_with_long_details_stays_readable_at_1300_px() {
     let forged = d.path().join("long.json");
     std::fs::write(&forged, with_long_failures(&json).to_string()).unwrap();
     let page = d.path().join("long.html");
-    let (code, _, stderr) = proofpack(&[os("report"), forged.as_os_str(), os("-o"), page.as_os_str()]);
+    let (code, _, stderr) =
+        proofpack(&[os("report"), forged.as_os_str(), os("-o"), page.as_os_str()]);
     assert_eq!(code, 0, "{stderr}");
     for w in [1300, 1900] {
-        assert_readable(&layout_in_browser(&page, w, 900), &format!("long details at {w} px"));
+        assert_readable(
+            &layout_in_browser(&page, w, 900),
+            &format!("long details at {w} px"),
+        );
     }
     // Expected and found are under the detail, in the same cell.
     let text = std::fs::read_to_string(&page).unwrap();
@@ -439,8 +458,13 @@ fn a_passing_page_keeps_its_layout() {
     assert_eq!(code, 0);
     let text = std::fs::read_to_string(&html).unwrap();
     // The five-column check table, without the failing page's styles.
-    assert!(text.contains("<th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th>"));
+    assert!(text.contains(
+        "<th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th>"
+    ));
     assert!(!text.contains("table.checks") && !text.contains("class=\"checks\""));
     let layout = layout_in_browser(&html, 1300, 900);
-    assert!(layout["scroll_width"].as_f64() <= layout["client_width"].as_f64(), "{layout}");
+    assert!(
+        layout["scroll_width"].as_f64() <= layout["client_width"].as_f64(),
+        "{layout}"
+    );
 }

@@ -33,3 +33,10 @@ pub fn output_ok(cmd: &mut std::process::Command) -> std::process::Output {
     );
     out
 }
+
+/// `proofpack` with `PROOFPACK_CATALOG` set to `catalog` and no colour.
+pub fn proofpack_at(catalog: &std::path::Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("proofpack").unwrap();
+    c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
+    c
+}
