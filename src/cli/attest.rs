@@ -7,7 +7,6 @@ use ed25519_dalek::SigningKey;
 use proofpack::attest::{self, EnginePredicate, Statement, Subject, ENGINE_PREDICATE_TYPE};
 use proofpack::fleet::{HostCheckPredicate, HOST_CHECK_PREDICATE_TYPE};
 use proofpack::keys::{self, Role, TrustStore};
-use proofpack::manifest::Manifest;
 use proofpack::progress::NoProgress;
 use proofpack::report::{EXIT_FAILED, EXIT_OK};
 use serde_json::{Map, Value};
@@ -263,7 +262,7 @@ fn named_subject(name: &str, value: &str, manifest: bool) -> Result<Subject> {
             "--weights-manifest {value}: is a directory; build the shard manifest first (`proofpack manifest {value} -o weights.manifest`) and give that file"
         );
     }
-    let (m, _) = Manifest::read_file(path, None)?;
+    let m = super::manifest::read_manifest_arg(path, "--weights-manifest", None)?;
     Ok(Subject {
         name: name.to_string(),
         digest: m.digest(),
