@@ -19,9 +19,15 @@ fn settle() {
     std::thread::sleep(Duration::from_nanos(RACY_MARGIN_NS as u64) + Duration::from_millis(400));
 }
 
+/// `proofpack -v` (v1.1: the cache line is printed only with -v) with the
+/// catalog at `catalog`, created first (v1.1: manifest, check and diff use
+/// an existing catalog's cache and never create one).
 fn bin(catalog: &Path) -> Command {
+    if !catalog.exists() {
+        Catalog::open(catalog).unwrap();
+    }
     let mut c = common::proofpack();
-    c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
+    c.env("PROOFPACK_CATALOG", catalog).arg("-v");
     c
 }
 

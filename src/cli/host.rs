@@ -1,15 +1,15 @@
 //! `host check` (one host's weights against the pinned manifest, a signed
 //! report out) and `fleet verify` (every host's report, one verdict).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use proofpack::digest::Sha256Digest;
 use proofpack::fleet::{self, ConfigSource, FleetHosts, FleetRequirements, HostCheckOptions, Mode};
-use proofpack::keys::TrustStore;
-use proofpack::manifest::Manifest;
+use proofpack::keys::{Role, TrustStore};
 
+use super::filekind::Want;
 use super::{human_bytes, Ui};
 
 /// `proofpack host`
@@ -32,17 +32,18 @@ pub enum HostCommand {
 pub struct HostCheckArgs {
     /// The host's weights directory.
     pub root: PathBuf,
-    /// The pinned weights manifest (the JSON record, with sizes, for
-    /// --sizes-only; any format for --full).
-    #[arg(long, value_name = "MANIFEST")]
-    pub weights: PathBuf,
+    /// The pinned weights manifest (any format for the full check; the JSON
+    /// record, with sizes, for --sizes-only). Formerly --weights.
+    #[arg(long = "weights-manifest", alias = "weights", value_name = "MANIFEST")]
+    pub weights_manifest: PathBuf,
     /// The model config: a file on this host (hashed) or sha256:HEX (stated).
     #[arg(long, value_name = "FILE|sha256:HEX")]
     pub config: Option<String>,
-    /// Presence and sizes only; reads no content (the default).
+    /// Presence, sizes and safetensors headers only; reads no tensor data
+    /// (seconds on terabytes). `fleet verify` then needs `--mode sizes-only`.
     #[arg(long, conflicts_with = "full")]
     pub sizes_only: bool,
-    /// Hash every file (the hash cache is not used).
+    /// Hash every file (the default; the hash cache is not used).
     #[arg(long)]
     pub full: bool,
     /// This host's name, as the fleet file names it.
@@ -99,13 +100,21 @@ pub struct FleetVerifyArgs {
     /// Trust roots; reports count only if signed by a key trusted for `host`.
     #[arg(long, value_name = "TRUST")]
     pub trust: PathBuf,
-    /// The published SHA-256 of the weights manifest.
-    #[arg(long, value_name = "HEX")]
-    pub weights_pin: String,
-    /// The published SHA-256 of the model config.
-    #[arg(long, value_name = "HEX")]
-    pub config_pin: Option<String>,
-    /// The least mode a report must have been made in.
+    /// The pinned weights manifest: its published digest (sha256:HEX, or
+    /// 64 hex), or a manifest file (its canonical digest). Formerly
+    /// --weights-pin.
+    #[arg(
+        long = "weights-manifest",
+        alias = "weights-pin",
+        value_name = "sha256:HEX|MANIFEST"
+    )]
+    pub weights_manifest: String,
+    /// The pinned model config: its published digest (sha256:HEX, or 64
+    /// hex), or the config file (hashed). Formerly --config-pin.
+    #[arg(long = "config", alias = "config-pin", value_name = "sha256:HEX|FILE")]
+    pub config: Option<String>,
+    /// The least mode a report must have been made in: `full` (the
+    /// default, as for `host check`) or `sizes-only`.
     #[arg(long, value_enum, default_value = "full")]
     pub mode: ModeArg,
     /// Print the report (proofpack/report/v1, with the host table) as JSON.
@@ -119,11 +128,25 @@ fn parse_digest(s: &str, what: &str) -> Result<Sha256Digest> {
     })
 }
 
+/// A digest given as `sha256:HEX`, as 64 bare hex (when no file has that
+/// name), or as a file: `file` turns the file into its digest.
+fn digest_or_file(
+    s: &str,
+    what: &str,
+    file: impl FnOnce(&Path) -> Result<Sha256Digest>,
+) -> Result<Sha256Digest> {
+    let bare_hex = s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if s.starts_with("sha256:") || (bare_hex && !Path::new(s).exists()) {
+        return parse_digest(s, what);
+    }
+    file(Path::new(s))
+}
+
 pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
     let HostCommand::Check(a) = a.command;
     // The key first: a bad key fails before anything is read or written.
     let key = proofpack::keys::load_signing_key(&a.key)?;
-    let (m, _) = Manifest::read_file(&a.weights, None)?;
+    let m = super::manifest::read_model_manifest(&a.weights_manifest, "--weights-manifest", None)?;
     let config = match a.config.as_deref() {
         None => None,
         Some(s) if s.starts_with("sha256:") => {
@@ -133,7 +156,11 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
     };
     let opts = HostCheckOptions {
         host: a.host.clone(),
-        mode: if a.full { Mode::Full } else { Mode::SizesOnly },
+        mode: if a.sizes_only {
+            Mode::SizesOnly
+        } else {
+            Mode::Full
+        },
         config,
         threads: a.threads,
     };
@@ -141,7 +168,7 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
     let h = fleet::host_check(
         &a.root,
         &m,
-        &a.weights.display().to_string(),
+        &a.weights_manifest.display().to_string(),
         &opts,
         &progress,
     )?;
@@ -169,17 +196,46 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
 
 pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
     let FleetCommand::Verify(a) = a.command;
-    let trust = TrustStore::load(&a.trust)
-        .with_context(|| format!("cannot use the trust file {}", a.trust.display()))?;
+    let trust = super::filekind::read_as(&a.trust, "--trust", Want::Trust, || {
+        TrustStore::load(&a.trust)
+    })
+    .with_context(|| format!("cannot use the trust file {}", a.trust.display()))?;
+    if trust.keys_for(Role::Host).next().is_none() {
+        anyhow::bail!(
+            "{}: no key is trusted for role host, so no host report can count; add the hosts' public keys (`proofpack key trust --from {} --host HOST.pub -o {}`)",
+            a.trust.display(),
+            a.trust.display(),
+            a.trust.display()
+        );
+    }
     let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
         .context("cannot read the fleet file")?;
-    let hosts = FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())?;
+    let hosts = super::filekind::read_as(&a.fleet, "--fleet", Want::Fleet, || {
+        FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())
+    })?;
+    let weights = digest_or_file(&a.weights_manifest, "--weights-manifest", |p| {
+        Ok(super::manifest::read_model_manifest(p, "--weights-manifest", None)?.digest())
+    })?;
+    if weights == Sha256Digest::of_bytes(b"") {
+        anyhow::bail!(
+            "--weights-manifest {}: the manifest is empty (this is the digest of a manifest listing no file); pin the digest of the model's weights manifest",
+            a.weights_manifest
+        );
+    }
     let req = FleetRequirements {
-        weights: parse_digest(&a.weights_pin, "--weights-pin")?,
+        weights,
         config: a
-            .config_pin
+            .config
             .as_deref()
-            .map(|c| parse_digest(c, "--config-pin"))
+            .map(|c| {
+                digest_or_file(c, "--config", |p| {
+                    Ok(
+                        proofpack::digest::hash_file(p, &proofpack::progress::NoProgress)
+                            .with_context(|| format!("--config {}", p.display()))?
+                            .0,
+                    )
+                })
+            })
             .transpose()?,
         mode: match a.mode {
             ModeArg::Full => Mode::Full,

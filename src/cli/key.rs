@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use proofpack::keys::{self, Role, TrustStore, TrustedKey};
 use proofpack::report::EXIT_OK;
 
+use super::filekind::{read_as, Want};
 use super::Ui;
 
 /// `proofpack key`
@@ -79,7 +80,9 @@ pub fn run_key(a: KeyArgs, ui: &Ui) -> Result<i32> {
             Ok(EXIT_OK)
         }
         KeyCommand::Id(i) => {
-            let k = keys::load_public_key(&i.public_key)?;
+            let k = read_as(&i.public_key, "PUBLIC_KEY", Want::PublicKey, || {
+                keys::load_public_key(&i.public_key)
+            })?;
             println!("{}", keys::key_id(&k));
             Ok(EXIT_OK)
         }
@@ -89,7 +92,9 @@ pub fn run_key(a: KeyArgs, ui: &Ui) -> Result<i32> {
 
 fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
     let mut list: Vec<TrustedKey> = match &t.from {
-        Some(p) => TrustStore::load(p)?.keys().to_vec(),
+        Some(p) => read_as(p, "--from", Want::Trust, || TrustStore::load(p))?
+            .keys()
+            .to_vec(),
         None => Vec::new(),
     };
     for (role, paths) in [
@@ -98,7 +103,8 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
         (Role::Host, &t.host),
     ] {
         for p in paths {
-            let k = keys::load_public_key(p)?;
+            let flag = format!("--{role}");
+            let k = read_as(p, &flag, Want::PublicKey, || keys::load_public_key(p))?;
             let label = p
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())

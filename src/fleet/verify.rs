@@ -266,11 +266,22 @@ pub fn verify_fleet(
                     Check::outcome(
                         sub("mode"),
                         p.mode >= req.mode,
-                        format!(
-                            "host {h} checked {} ({} required)",
-                            p.mode.as_str(),
-                            req.mode.as_str()
-                        ),
+                        if p.mode >= req.mode {
+                            format!(
+                                "host {h} checked {} ({} required)",
+                                p.mode.as_str(),
+                                req.mode.as_str()
+                            )
+                        } else {
+                            format!(
+                                "host {h}'s report was made in mode {}, but mode {} is required: rerun `host check --{}` on the host, or accept {} reports with `fleet verify --mode {}`",
+                                p.mode.as_str(),
+                                req.mode.as_str(),
+                                req.mode.as_str(),
+                                p.mode.as_str(),
+                                p.mode.as_str()
+                            )
+                        },
                     )
                     .with_values(req.mode.as_str(), p.mode.as_str()),
                 );

@@ -225,6 +225,13 @@ pub fn verify(
     inputs: &Inputs<'_>,
     progress: &dyn Progress,
 ) -> Result<Verification, QualifyError> {
+    // A qualification cannot be verified without trust roots: a missing
+    // trust file is a usage error, as for `attest verify` and `fleet verify`.
+    if inputs.trust.is_none() && !inputs.structure_only {
+        return Err(QualifyError::Usage(
+            "verify needs --trust TRUST, the keys you trust for engine, release and host (a signature nobody trusts proves nothing); a trust file is made with `proofpack key trust --engine ENGINE.pub --release RELEASE.pub --host HOST.pub -o trust.json`. --structure-only checks a bundle's structure without it".into(),
+        ));
+    }
     let verifier = inputs.trust.map(|t| TrustVerifier { trust: t });
     let opts = Options {
         pins: inputs.pins,

@@ -12,37 +12,43 @@ use proofpack::qualify::{self, Inputs, PageContext};
 
 pub use args::VerifyArgs;
 
+use super::filekind::{read_as, Want};
 use super::Ui;
 
-/// Reads the argument file `path` (if given) whole and parses it: the value
-/// and the SHA-256 of the very bytes parsed.
+/// Reads the argument file `path` of `flag` (if given) whole and parses it
+/// as a `want`: the value and the SHA-256 of the very bytes parsed. A file
+/// of another kind is named as such.
 fn load<T>(
     path: Option<&std::path::Path>,
-    what: &str,
+    (flag, want): (&str, Want),
     parse: impl Fn(&[u8], &str) -> Result<T>,
 ) -> Result<(Option<T>, Option<Sha256Digest>)> {
     let Some(p) = path else {
         return Ok((None, None));
     };
-    let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)
-        .with_context(|| format!("cannot read the {what} file"))?;
-    let value = parse(&bytes, &p.display().to_string())
-        .with_context(|| format!("cannot use the {what} file {}", p.display()))?;
-    Ok((Some(value), Some(Sha256Digest::of_bytes(&bytes))))
+    read_as(p, flag, want, || {
+        let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?;
+        let value = parse(&bytes, &p.display().to_string())?;
+        Ok::<_, anyhow::Error>((Some(value), Some(Sha256Digest::of_bytes(&bytes))))
+    })
+    .with_context(|| format!("cannot use the {flag} file {}", p.display()))
 }
 
 /// Runs `proofpack verify`.
 pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
-    let (pins, pins_digest) = load(args.pins.as_deref(), "pins", |b, o| {
+    let (pins, pins_digest) = load(args.pins.as_deref(), ("--pins", Want::Pins), |b, o| {
         Pins::parse(b, o).map_err(anyhow::Error::msg)
     })?;
-    let (trust, trust_digest) = load(args.trust.as_deref(), "trust", |b, o| {
+    let (trust, trust_digest) = load(args.trust.as_deref(), ("--trust", Want::Trust), |b, o| {
         Ok(TrustStore::parse(b, o)?)
     })?;
     let publication = match &args.publication {
         None => None,
         Some(p) => Some(
-            proofpack::publication::Publication::read(p).context("cannot use the publication")?,
+            read_as(p, "--publication", Want::Publication, || {
+                proofpack::publication::Publication::read(p)
+            })
+            .context("cannot use the publication")?,
         ),
     };
     let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
