@@ -8,6 +8,7 @@ pub mod docs;
 pub mod host;
 pub mod key;
 pub mod manifest;
+pub mod output;
 pub mod partition;
 pub mod pins;
 pub mod receipt;
