@@ -4,9 +4,11 @@
 
 use serde_json::{json, Value};
 
+use super::duration::{check_duration, ArraysState};
 use super::json::Scalar;
-use super::numpy::Stats;
 use super::results::{Arrays, ResultObject};
+use super::stat_key::{family_values, parse_stat_key, Stat};
+use crate::numpy::Stats;
 use crate::report::Check;
 
 /// Relative tolerance for floats: the files store full float64 values, so
@@ -110,83 +112,6 @@ pub struct Checked {
     pub recomputed: Option<Recomputed>,
 }
 
-/// A `<stat>` of a `<stat>_<metric>_ms` key.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Stat {
-    /// `np.mean`.
-    Mean,
-    /// `np.median`.
-    Median,
-    /// `np.std`.
-    Std,
-    /// `np.max`.
-    Max,
-    /// `np.percentile(.., p)`.
-    P(f64),
-}
-
-/// Splits `p99_ttft_ms` into `(P(99), "ttft")`.
-pub fn parse_stat_key(key: &str) -> Option<(Stat, &str)> {
-    let body = key.strip_suffix("_ms")?;
-    let (stat, metric) = body.split_once('_')?;
-    let stat = match stat {
-        "mean" => Stat::Mean,
-        "median" => Stat::Median,
-        "std" => Stat::Std,
-        "max" => Stat::Max,
-        p => {
-            let digits = p.strip_prefix('p')?;
-            let ok = !digits.is_empty()
-                && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-                && digits.bytes().filter(|b| *b == b'.').count() <= 1
-                && !digits.starts_with('.')
-                && !digits.ends_with('.');
-            let v: f64 = if ok {
-                digits.parse().ok()?
-            } else {
-                return None;
-            };
-            if !(0.0..=100.0).contains(&v) {
-                return None;
-            }
-            Stat::P(v)
-        }
-    };
-    Some((stat, metric))
-}
-
-impl Stat {
-    fn apply(self, s: &Stats) -> f64 {
-        match self {
-            Stat::Mean => s.mean(),
-            Stat::Median => s.median(),
-            Stat::Std => s.std(),
-            Stat::Max => s.max(),
-            Stat::P(p) => s.percentile(p),
-        }
-    }
-    fn numpy(self) -> String {
-        match self {
-            Stat::Mean => "np.mean".into(),
-            Stat::Median => "np.median".into(),
-            Stat::Std => "np.std".into(),
-            Stat::Max => "np.max".into(),
-            Stat::P(p) => format!("np.percentile(.., {p})"),
-        }
-    }
-}
-
-fn family_values(f: Family) -> &'static str {
-    match f {
-        Family::Ttft => "ttfts of successful requests",
-        Family::Tpot => {
-            "(latencies - ttfts) / (output_lens - 1) of successful requests with output_lens > 1"
-        }
-        Family::Itl => "every itls entry of successful requests, flattened",
-        Family::E2el => "latencies of successful requests",
-    }
-}
-
 /// Which requests succeeded, and how that was decided.
 fn successes(obj: &ResultObject, n: usize) -> Result<(Vec<bool>, &'static str), String> {
     if let Some(s) = &obj.arrays.success {
@@ -262,6 +187,7 @@ fn published(id: &str, key: &str, v: &Scalar) -> Result<f64, Check> {
 /// True for a key that names a measured result (a throughput, a latency,
 /// a token count) rather than a run parameter.
 fn looks_like_result(key: &str) -> bool {
+    let key = key.to_lowercase();
     const WORDS: [&str; 8] = [
         "throughput",
         "goodput",
@@ -402,14 +328,42 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
     let duration = obj.num("duration");
     let completed_f = obj.num("completed");
     let failed_f = obj.num("failed");
+    let arrays_state = match (&blocked, summary_only) {
+        (Some(why), _) => ArraysState::Blocked(why),
+        (None, true) => ArraysState::SummaryOnly,
+        (None, false) => ArraysState::Usable(n),
+    };
+    let duration_check = |id: &str, key: &str, value: &Scalar| {
+        let st = match &arrays_state {
+            ArraysState::Blocked(w) => ArraysState::Blocked(w),
+            ArraysState::SummaryOnly => ArraysState::SummaryOnly,
+            ArraysState::Usable(n) => ArraysState::Usable(*n),
+        };
+        check_duration(id, key, value, &obj.arrays, st)
+    };
+    // The throughputs divide by `duration`: a duration the arrays refute
+    // makes them not checkable (they would only echo it).
+    let duration_failed = obj.get("duration").and_then(|v| {
+        let c = duration_check(&format!("{prefix}.duration"), "duration", v);
+        (c.failed() && !c.detail.starts_with(crate::report::NOT_CHECKABLE))
+            .then(|| format!("{}.duration failed: the arrays refute the duration", prefix))
+    });
     for (key, value) in &obj.fields {
-        let canon = key.strip_suffix(':').unwrap_or(key);
-        let id = format!("{prefix}.{canon}");
+        // Keys are matched case-insensitively (v1.1): `P99_TTFT_MS` is
+        // checked under its own id, never passed over.
+        let written = key.strip_suffix(':').unwrap_or(key);
+        let id = format!("{prefix}.{written}");
+        let lower = written.to_lowercase();
+        let canon = lower.as_str();
         let spelled = if canon != key {
             format!(" (spelled {key:?} in the file)")
         } else {
             String::new()
         };
+        if canon == "duration" {
+            checks.push(duration_check(&id, written, value));
+            continue;
+        }
         if let Some((_, why)) = def.unsupported.iter().find(|(k, _)| *k == canon) {
             checks.push(Check::skip(id, format!("{canon}{spelled}: {why}")));
             continue;
@@ -441,7 +395,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                     );
                     checks.push(compare(
                         &id,
-                        canon,
+                        &format!("{canon}{spelled}"),
                         &formula,
                         stat.apply(s) * 1000.0,
                         file,
@@ -512,7 +466,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                 match mine {
                     Some(m) => checks.push(compare(
                         &id,
-                        canon,
+                        &format!("{canon}{spelled}"),
                         &format!("sum({arr} of successful requests)"),
                         m,
                         file,
@@ -538,6 +492,10 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                     checks.push(Check::not_checkable(id, "the file has no numeric duration"));
                     continue;
                 };
+                if let Some(why) = &duration_failed {
+                    checks.push(Check::not_checkable(id, why));
+                    continue;
+                }
                 let (c, i, o, src) = match &recomputed {
                     Some(r) => (
                         Some(r.completed as f64),
@@ -565,7 +523,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                 match v {
                     Some(v) => checks.push(compare(
                         &id,
-                        canon,
+                        &format!("{canon}{spelled}"),
                         &format!("{} with {src}", formula.text()),
                         v,
                         file,
@@ -598,7 +556,8 @@ fn order_checks(obj: &ResultObject, def: &ToolDef, prefix: &str, checks: &mut Ve
     for (name, _) in def.families {
         let mut pts: Vec<(f64, &str, f64)> = Vec::new();
         for (key, v) in &obj.fields {
-            if let (Some((stat, m)), Some(x)) = (parse_stat_key(key), v.num()) {
+            let lower = key.to_lowercase();
+            if let (Some((stat, m)), Some(x)) = (parse_stat_key(&lower), v.num()) {
                 if m == *name {
                     match stat {
                         Stat::Median => pts.push((50.0, key, x)),
@@ -638,19 +597,6 @@ fn order_checks(obj: &ResultObject, def: &ToolDef, prefix: &str, checks: &mut Ve
         };
         checks.push(c);
     }
-}
-
-/// Which definitions fit an object's keys: `Some(def)`, or `None` when it
-/// is not a result of either client.
-pub fn detect(obj: &ResultObject) -> Option<&'static ToolDef> {
-    use super::{sglang::SGLANG, vllm::VLLM};
-    let has = |k: &str| obj.get(k).is_some() || obj.arrays.lengths().iter().any(|(a, _)| *a == k);
-    if !(has("completed") || has("duration")) {
-        return None;
-    }
-    let v = VLLM.markers.iter().filter(|k| has(k)).count();
-    let s = SGLANG.markers.iter().filter(|k| has(k)).count();
-    Some(if s > v { &SGLANG } else { &VLLM })
 }
 
 /// The published value of `key` as JSON, for reports.
