@@ -14,7 +14,7 @@
 
 use super::json::Scalar;
 use super::results::Arrays;
-use super::serving::close;
+use super::tolerance::close;
 use crate::report::Check;
 
 /// The per-request time each request took (a lower bound when it is

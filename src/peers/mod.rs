@@ -9,7 +9,7 @@
 //! Every definition is the producing tool's own, read in its source and
 //! cited in docs/peers.md; statistics are numpy's, reproduced exactly
 //! ([`crate::numpy`]). Floats are compared with a relative tolerance of 1e-9
-//! ([`serving::REL_TOLERANCE`]), counts exactly. A field that the file
+//! ([`tolerance::REL_TOLERANCE`]), counts exactly. A field that the file
 //! cannot support is `ok: null` with the reason, never a pass.
 
 pub mod claims;
@@ -21,6 +21,7 @@ pub mod results;
 pub mod serving;
 pub mod sglang;
 pub mod stat_key;
+pub mod tolerance;
 pub mod vllm;
 
 use std::path::Path;

@@ -1,8 +1,20 @@
 //! The `<stat>_<metric>_ms` keys of a result file (`p99_ttft_ms`,
 //! `median_e2e_latency_ms`) and the numpy statistic each names.
 
-use super::serving::Family;
 use crate::numpy::Stats;
+
+/// A per-request metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Time to first token.
+    Ttft,
+    /// Time per output token after the first.
+    Tpot,
+    /// Inter-token (inter-chunk) latency, all gaps flattened.
+    Itl,
+    /// End-to-end latency.
+    E2el,
+}
 
 /// A `<stat>` of a `<stat>_<metric>_ms` key.
 #[derive(Debug, Clone, Copy, PartialEq)]

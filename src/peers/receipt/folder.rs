@@ -11,11 +11,13 @@ use serde_json::json;
 
 use super::checks::outcome;
 use super::model::{safe_path, Artifact};
-use super::MAX_ENTRIES;
 use crate::digest::hash_file;
 use crate::manifest::{walk_tree, Excludes, Walked};
 use crate::progress::NoProgress;
 use crate::report::{Check, Report};
+
+/// Most files and folders walked under one artifact folder.
+pub const MAX_ENTRIES: usize = 100_000;
 
 const ROOT_PREFIXES: [&str; 5] = ["bmk_", "results_", "eval_", "agentic_", "server_logs_"];
 const ROOT_ALLOWED: [&str; 3] = [

@@ -30,8 +30,7 @@ use crate::strictjson::reject_duplicate_json_keys;
 
 /// Largest `receipt.json` read.
 pub const MAX_RECEIPT: u64 = 16 << 20;
-/// Most files and folders walked under one artifact folder.
-pub const MAX_ENTRIES: usize = 100_000;
+pub use folder::MAX_ENTRIES;
 
 /// Why a receipt could not be verified at all.
 #[derive(Debug, thiserror::Error)]
