@@ -156,8 +156,8 @@ impl Eq for dyn KeyView + '_ {}
 pub(crate) struct Paths {
     nodes: HashMap<Key, Node>,
     /// v1.1: (directory, name folded by NFC and case folding) -> the name
-    /// as first spelled, for the portable-name rule.
-    folded: HashMap<(usize, String), Box<str>>,
+    /// as first spelled, for names not in folded form (portable-name rule).
+    folded: HashMap<Key, Box<str>>,
     dirs: u64,
     root_explicit: bool,
     max_dirs: u64,
@@ -176,7 +176,10 @@ impl Paths {
 
     /// A new name `name` in directory `parent` (whose path is `dir_path`,
     /// "" for the root) must not equal a sibling's after NFC and case
-    /// folding: macOS and Windows would extract both to one file.
+    /// folding: macOS and Windows would extract both to one file. Only
+    /// names not already in folded form are kept (under their folded
+    /// form); a name in folded form is its own key in `nodes`. So the
+    /// common lower-case ASCII tree costs nothing beyond the nodes.
     fn portable(
         &mut self,
         rel: &str,
@@ -184,15 +187,47 @@ impl Paths {
         dir_path: &str,
         name: &str,
     ) -> Result<(), Refusal> {
-        let key = (parent, crate::manifest::portable::fold(name));
-        match self.folded.get(&key) {
-            Some(first) if **first != *name => Err(Refusal::Entry(format!(
-                "not a portable name: {rel}: {dir_path}{name} and {dir_path}{first} are one file on macOS and Windows (equal after Unicode NFC and case folding)"
-            ))),
-            Some(_) => Ok(()),
-            None => {
-                self.folded.insert(key, name.into());
-                Ok(())
+        let clash = |other: &str| {
+            Err(Refusal::Entry(format!(
+                "not a portable name: {rel}: {dir_path}{name} and {dir_path}{other} are one file on macOS and Windows (equal after Unicode NFC and case folding)"
+            )))
+        };
+        let ascii_folded = name
+            .bytes()
+            .all(|b| b.is_ascii() && !b.is_ascii_uppercase());
+        let folded = if ascii_folded {
+            None
+        } else {
+            Some(crate::manifest::portable::fold(name)).filter(|f| f != name)
+        };
+        match folded {
+            // In folded form: only a differently spelled earlier name can
+            // fold to it.
+            None => match self.folded.get(&(parent, name) as &dyn KeyView) {
+                Some(first) if **first != *name => clash(first),
+                _ => Ok(()),
+            },
+            Some(f) => {
+                if self
+                    .nodes
+                    .contains_key(&(parent, f.as_str()) as &dyn KeyView)
+                {
+                    return clash(&f);
+                }
+                match self.folded.get(&(parent, f.as_str()) as &dyn KeyView) {
+                    Some(first) if **first != *name => clash(first),
+                    Some(_) => Ok(()),
+                    None => {
+                        self.folded.insert(
+                            Key {
+                                parent,
+                                name: f.into(),
+                            },
+                            name.into(),
+                        );
+                        Ok(())
+                    }
+                }
             }
         }
     }
