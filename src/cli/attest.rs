@@ -158,6 +158,7 @@ fn read_json_object(path: &Path, what: &str) -> Result<Value> {
 
 /// Loads the signing keys first, so that a bad key fails before any hashing.
 fn load_keys(out: &SignOutput) -> Result<Vec<SigningKey>> {
+    super::output::check(&out.output)?;
     let mut signing = Vec::new();
     for k in &out.key {
         signing.push(keys::load_signing_key(k)?);
@@ -173,13 +174,19 @@ fn sign_and_write(
 ) -> Result<i32> {
     let refs: Vec<&_> = signing.iter().collect();
     let envelope = attest::sign_statement(statement, &refs);
-    proofpack::atomic::write_atomic(&out.output, &envelope, 0o644, true)?;
+    super::output::write(&out.output, &envelope, 0o644, true)?;
     let ids: Vec<String> = signing
         .iter()
         .map(|k| keys::key_id(&k.verifying_key()))
         .collect();
     for s in &statement.subjects {
-        println!("subject: {} sha256:{}", s.name, s.digest);
+        let line = format!("subject: {} sha256:{}", s.name, s.digest);
+        if super::output::is_stdout(&out.output) {
+            // The envelope is on standard output: the subjects go beside it.
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
     }
     ui.note(&format!(
         "attest: wrote {} ({}, {} subject(s)), signed by {}",

@@ -492,10 +492,13 @@ fn forget(c: &Catalog, a: ForgetArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn export(c: &Catalog, a: ExportArgs, ui: &Ui) -> Result<i32> {
+    if let Some(out) = &a.output {
+        super::output::check(out)?;
+    }
     let text = c.export_baseline(&a.name, a.format.into())?;
     match &a.output {
         Some(out) => {
-            proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?;
+            super::output::write(out, text.as_bytes(), 0o644, true)?;
             ui.note(&format!(
                 "exported baseline {} to {}",
                 a.name,

@@ -144,6 +144,7 @@ fn digest_or_file(
 
 pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
     let HostCommand::Check(a) = a.command;
+    super::output::check_file(&a.output, "host check prints its checks on standard output")?;
     // The key first: a bad key fails before anything is read or written.
     let key = proofpack::keys::load_signing_key(&a.key)?;
     let m = super::manifest::read_model_manifest(&a.weights_manifest, "--weights-manifest", None)?;
@@ -173,7 +174,7 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
         &progress,
     )?;
     let envelope = fleet::sign_report(&h, &key)?;
-    proofpack::atomic::write_atomic(&a.output, &envelope, 0o644, true)?;
+    super::output::write(&a.output, &envelope, 0o644, true)?;
     if a.json {
         println!("{}", h.report.to_json());
     } else {

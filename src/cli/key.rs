@@ -91,6 +91,9 @@ pub fn run_key(a: KeyArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
+    if let Some(out) = &t.output {
+        super::output::check(out)?;
+    }
     let mut list: Vec<TrustedKey> = match &t.from {
         Some(p) => read_as(p, "--from", Want::Trust, || TrustStore::load(p))?
             .keys()
@@ -120,7 +123,7 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
     let store = TrustStore::from_keys(list);
     let text = store.to_json();
     match &t.output {
-        Some(out) => proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?,
+        Some(out) => super::output::write(out, text.as_bytes(), 0o644, true)?,
         None => {
             let mut so = std::io::stdout().lock();
             so.write_all(text.as_bytes()).context("writing to stdout")?;

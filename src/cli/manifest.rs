@@ -1,6 +1,5 @@
 //! `manifest`, `check` and `diff`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -303,6 +302,9 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
         ..a
     };
     let path = a.path.as_ref().expect("set above");
+    if let Some(out) = &a.output {
+        super::output::check(out)?;
+    }
     let t = Instant::now();
     // --record is asked for: check the name and the catalog before hashing.
     let catalog = match &a.record {
@@ -327,14 +329,7 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
     finish_cache(ui, session, None);
     let m = built?;
     let text = m.render(a.format.into())?;
-    match &a.output {
-        Some(out) => proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?,
-        None => {
-            let mut so = std::io::stdout().lock();
-            so.write_all(text.as_bytes()).context("writing to stdout")?;
-            so.flush().context("writing to stdout")?;
-        }
-    }
+    super::output::write_or_stdout(a.output.as_deref(), text.as_bytes())?;
     ui.note(&summary_line("manifest", &m, t.elapsed().as_secs_f64()));
     if let (Some(name), Some(c)) = (&a.record, &catalog) {
         let source = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
@@ -439,6 +434,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
         sizes_only: a.sizes_only,
     };
+    warn_collisions(ui, &m, &origin);
     let progress = ui.bytes_progress("checking");
     let checked = manifest::check(&a.path, &m, &origin, &opts, &progress);
     drop(opts);
@@ -495,6 +491,24 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     Ok(report.exit_code())
 }
 
+/// v1.1: paths of a manifest that are one file on macOS and Windows
+/// (equal after Unicode NFC and case folding) are warned about, never
+/// failed: a model tree's manifest stays byte-exact.
+fn warn_collisions(ui: &Ui, m: &Manifest, origin: &str) {
+    let pairs = manifest::portable::collisions(m.entries().iter().map(|e| e.path.as_str()));
+    for (first, later) in pairs.iter().take(20) {
+        ui.warn(&format!(
+            "{origin}: {later:?} and {first:?} are one file on macOS and Windows (equal after Unicode NFC and case folding); extracted there, one overwrites the other"
+        ));
+    }
+    if pairs.len() > 20 {
+        ui.warn(&format!(
+            "{origin}: and {} more names that collide under NFC and case folding",
+            pairs.len() - 20
+        ));
+    }
+}
+
 pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
     let hashes = [&a.old, &a.new]
         .iter()
@@ -502,6 +516,8 @@ pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
     let catalog = catalog_for_args(ui, &[&a.old, &a.new], &a.walk, hashes)?;
     let old = load_side(&a.old, &a.walk, ui, catalog.as_ref())?;
     let new = load_side(&a.new, &a.walk, ui, catalog.as_ref())?;
+    warn_collisions(ui, &old, &a.old.display().to_string());
+    warn_collisions(ui, &new, &a.new.display().to_string());
     let d = manifest::diff(&old, &new);
     let target = format!("{} -> {}", a.old.display(), a.new.display());
     let report = d.to_report(&target, &old, &new);

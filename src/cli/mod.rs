@@ -11,6 +11,7 @@ pub mod host;
 pub mod key;
 pub mod manifest;
 pub mod manpages;
+pub mod output;
 pub mod partition;
 pub mod pins;
 pub mod receipt;

@@ -36,6 +36,10 @@ fn load<T>(
 
 /// Runs `proofpack verify`.
 pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
+    // The page's path is checked before the verification, not after it.
+    if let Some(out) = &args.html {
+        super::output::check_file(out, "--html - would mix the page with the verdict")?;
+    }
     let (pins, pins_digest) = load(args.pins.as_deref(), ("--pins", Want::Pins), |b, o| {
         Pins::parse(b, o).map_err(anyhow::Error::msg)
     })?;
@@ -76,7 +80,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     if let Some(out) = &args.html {
         let json: serde_json::Value = serde_json::from_str(&v.report.to_json())?;
         let html = proofpack::html::render(&json)?;
-        proofpack::atomic::write_atomic(out, html.as_bytes(), 0o644, true)?;
+        super::output::write(out, html.as_bytes(), 0o644, true)?;
     }
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(&proofpack::catalog::VerificationRecord {
