@@ -78,7 +78,7 @@ mod tests {
         let c = checked(
             r#"{"duration": 2.0, "completed": 1, "ttfts": [0.1, 0.2], "mean_ttft_ms": 150.0, "request_throughput": 0.5}"#,
         );
-        let get = |c: &Checked, id: &str| c.checks.iter().find(|x| x.id == id).unwrap().ok;
+        let get = |c: &Checked, id: &str| c.checks.iter().find(|x| x.id == id).unwrap().ok();
         assert_eq!(get(&c, "result.mean_ttft_ms"), None);
         assert_eq!(get(&c, "result.request_throughput"), Some(true));
         // completed equal to the entries: all successful, recomputed.

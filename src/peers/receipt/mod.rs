@@ -147,15 +147,18 @@ pub fn verify_receipt_dir(dir: &Path, pin: Option<&str>) -> Result<Report, Recei
         }
     }
     points::check_executions(dir, &r, &names, &mut report);
-    let s = report.summary;
-    report.verdict = Some(if s.passed == 0 && s.failed == 0 {
-        report.ok = false;
+    let s = report.summary();
+    let line = if s.passed == 0 && s.failed == 0 {
+        report.push(Check::fail(
+            "receipt.compared",
+            "nothing in the receipt could be compared with the files beside it",
+        ));
         format!(
             "FAILED: nothing in receipt {} could be compared ({} checks not applicable)",
             dir.display(),
             s.skipped
         )
-    } else if !report.ok {
+    } else if !report.ok() {
         format!("FAILED: {}", super::failed_checks(&report))
     } else if pin.is_none() {
         format!(
@@ -171,6 +174,7 @@ pub fn verify_receipt_dir(dir: &Path, pin: Option<&str>) -> Result<Report, Recei
             s.passed,
             s.skipped
         )
-    });
+    };
+    report.set_verdict(line);
     Ok(report)
 }
