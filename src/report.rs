@@ -38,6 +38,14 @@ pub struct Check {
     /// The actual value, where one exists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<Value>,
+    /// v1.1: `"publisher"` when the check compares a published value only
+    /// with a file the publisher named for it (a fact), not with evidence
+    /// the run's chain names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'static str>,
+    /// v1.1: with `source`, the fact it read: `{"fact", "file", "pointer"}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stated_in: Option<Value>,
 }
 
 impl Check {
@@ -49,6 +57,8 @@ impl Check {
             detail: detail.into(),
             expected: None,
             actual: None,
+            source: None,
+            stated_in: None,
         }
     }
     /// A failed check.
@@ -59,6 +69,8 @@ impl Check {
             detail: detail.into(),
             expected: None,
             actual: None,
+            source: None,
+            stated_in: None,
         }
     }
     /// A check that could not run because something it needs failed.
@@ -73,6 +85,8 @@ impl Check {
             detail: reason.into(),
             expected: None,
             actual: None,
+            source: None,
+            stated_in: None,
         }
     }
     /// A passed or failed check depending on `ok`.
@@ -87,6 +101,14 @@ impl Check {
     pub fn with_values(mut self, expected: impl Into<Value>, actual: impl Into<Value>) -> Self {
         self.expected = Some(expected.into());
         self.actual = Some(actual.into());
+        self
+    }
+    /// Marks the check as backed only by a file the publisher named for it
+    /// (v1.1): `fact` of `qualification.json`, read from `file` at
+    /// `pointer`.
+    pub fn stated_by_publisher(mut self, fact: &str, file: &str, pointer: Option<&str>) -> Self {
+        self.source = Some("publisher");
+        self.stated_in = Some(serde_json::json!({"fact": fact, "file": file, "pointer": pointer}));
         self
     }
     /// True if the check failed.

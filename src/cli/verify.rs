@@ -64,9 +64,11 @@ pub struct VerifyArgs {
     /// "Measured points" table is checked against the evidence.
     #[arg(long, value_name = "WRITEUP.md")]
     pub publication: Option<PathBuf>,
-    /// With --publication: a row that no evidence in the run supports fails
-    /// (by default it is reported as not checked, and named).
-    #[arg(long, requires = "publication")]
+    /// With --publication: every table, row or cell of the write-up that is
+    /// not checked against evidence, and every row backed only by a file
+    /// the publisher wrote for it, fails (by default each is reported and
+    /// named in the verdict).
+    #[arg(long = "require-all", alias = "require-all-rows", requires = "publication")]
     pub require_all_rows: bool,
     /// Also write the report as one self-contained HTML page (verdict,
     /// checks, published inputs, recomputed table, latency plots).
@@ -258,12 +260,12 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
     let unmapped: Vec<&Check> = r
         .checks
         .iter()
-        .filter(|c| c.id.starts_with("publication:") && c.ok.is_none())
+        .filter(|c| c.id.starts_with("publication:") && (c.ok.is_none() || c.source.is_some()))
         .collect();
     if !unmapped.is_empty() {
         println!(
             "\n{}",
-            bold(ui, "Published but not checked (no evidence in this run; --require-all-rows fails them):")
+            bold(ui, "Published but not checked against evidence (--require-all fails them):")
         );
         for c in unmapped {
             println!("  {} {}", c.id, c.detail);
