@@ -285,19 +285,12 @@ fn script(c: char) -> Script {
 /// and the first letter not of the word's first script.
 fn mixed_script(text: &str) -> Option<(String, char)> {
     for w in text.split(|c: char| !c.is_alphanumeric()) {
-        let mut first = None;
-        for c in w.chars() {
-            let s = script(c);
-            if s == Script::Other {
-                continue;
-            }
-            match first {
-                None => first = Some(s),
-                Some(f) if f != s && (f == Script::Latin || s == Script::Latin) => {
-                    return Some((w.to_string(), c))
-                }
-                _ => {}
-            }
+        let latin = w.chars().any(|c| script(c) == Script::Latin);
+        let other = w
+            .chars()
+            .find(|c| matches!(script(*c), Script::Greek | Script::Cyrillic));
+        if let (true, Some(c)) = (latin, other) {
+            return Some((w.to_string(), c));
         }
     }
     None
@@ -345,7 +338,7 @@ mod tests {
     #[test]
     fn hidden_or_look_alike_content_is_refused_with_line_column_and_code_point() {
         for (text, want) in [
-            ("| a |\n|---|\n| 5\u{200b}.187 |\n", "w.md:3:3: the invisible format character U+200B"),
+            ("| a |\n|---|\n| 5\u{200b}.187 |\n", "w.md:3:4: the invisible format character U+200B"),
             ("| a |\n|---|\n| 5&#8203;.187 |\n", "w.md:3:2: the invisible format character U+200B"),
             ("| \u{415}ngine | x |\n|---|---|\n", "\"Еngine\" mixes Latin with Greek or Cyrillic letters (U+0415"),
             ("<div hidden>\n| a |\n|---|\n\n", "w.md:1:1: an HTML block"),

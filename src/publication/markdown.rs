@@ -258,6 +258,21 @@ fn kind_name(v: &NodeValue) -> &'static str {
     }
 }
 
+/// Source lines a paragraph's inline content spans: one, plus each line
+/// break between its top-level inlines, plus the lines an inline itself
+/// spans (a code span or link written over several lines).
+fn content_lines<'a>(n: &'a AstNode<'a>) -> usize {
+    let mut lines = 1;
+    for c in n.children() {
+        let d = c.data.borrow();
+        match d.value {
+            NodeValue::SoftBreak | NodeValue::LineBreak => lines += 1,
+            _ => lines += d.sourcepos.end.line.saturating_sub(d.sourcepos.start.line),
+        }
+    }
+    lines
+}
+
 fn cover(b: &mut Builder<'_>, from: usize, to: usize) {
     for l in from..=to.max(from) {
         if let Some(c) = b.covered.get_mut(l) {
@@ -302,13 +317,10 @@ fn block<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, ctx: &mut Vec<Container>, 
                 let mut text = String::new();
                 inline(b, c, &mut text);
                 // Link reference definitions at the start of a paragraph are
-                // consumed by the parser: its first inline is then on a
-                // later line than the paragraph.
-                if let Some(f) = c.first_child() {
-                    let fl = f.data.borrow().sourcepos.start.line;
-                    if fl > line {
-                        find(b, line, sp.start.column, "a line that renders as nothing (a link reference definition)");
-                    }
+                // consumed by the parser: the paragraph then spans more
+                // source lines than its inline content does.
+                if kind == BlockKind::Paragraph && end.saturating_sub(line) + 1 > content_lines(c) {
+                    find(b, line, sp.start.column, "a line that renders as nothing (a link reference definition)");
                 }
                 if first && task_marker(&text) {
                     find(b, line, sp.start.column, "a task-list checkbox ([ ] or [x])");

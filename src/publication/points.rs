@@ -44,7 +44,13 @@ fn factor(metric: Metric, dim: Dim) -> Option<f64> {
 
 /// Splits "5.258 / 7.298 / 7.407 s" into its numbers and its unit.
 fn numbers(cell: &str, n: usize) -> Result<(Vec<Decimal>, Option<(String, Dim)>), String> {
-    let pieces: Vec<&str> = cell.split('/').map(str::trim).collect();
+    // Only a percentile list (times: s or ms) is `/`-separated; a single
+    // value keeps its unit whole ("request/s").
+    let pieces: Vec<&str> = if n > 1 {
+        cell.split('/').map(str::trim).collect()
+    } else {
+        vec![cell.trim()]
+    };
     if pieces.len() != n {
         return Err(format!(
             "{} value(s) where the header names {n}",

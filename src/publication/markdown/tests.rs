@@ -50,7 +50,7 @@ fn what_hides_content_is_found_with_its_line_and_column() {
         ("![5.187](x.png)\n", 1, "an image"),
         ("- [x] done\n", 1, "task-list"),
         ("x[^1]\n\n[^1]: note\n", 1, "footnote reference"),
-        ("text\n\n[^2]: unreferenced\n", 3, "footnote"),
+        ("text\n\n[^2]: unreferenced\n", 3, "renders as nothing"),
     ];
     for (text, line, what) in cases {
         let t = parse(text).unwrap();
