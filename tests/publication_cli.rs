@@ -156,7 +156,7 @@ fn wrong_seed() {
     p.edit("seed 1729", "seed 1730");
     p.verify(&[]).assert_fails(
         "publication:pin:workload.seed",
-        "the run records the seed 1729",
+        "inputs/workload.json records the seed 1729",
     );
 }
 
@@ -381,7 +381,7 @@ fn malformed_write_ups_are_exit_2_naming_the_line() {
         (
             "no tables",
             "Just prose, no tables.\n".to_string(),
-            "no \"Pinned inputs\" table",
+            "no pinned-inputs table",
         ),
         (
             "a table with a missing column",
@@ -390,22 +390,22 @@ fn malformed_write_ups_are_exit_2_naming_the_line() {
                 "| TPOT p50 / p95 / p99 |",
             )
             .replace("|---|---|---|---|---|---|", "|---|---|---|---|---|"),
-            "w.md:23: this row of the \"Measured points\" table has 6 cells",
+            "w.md:24:1: this table row is written with 6 cells under a header of 5",
         ),
         (
             "a cell that is not a number",
             e.replace("58.9 tokens/s", "lots tokens/s"),
-            "w.md:23: column \"Output throughput including drain\"",
+            "w.md:24: column \"Output throughput including drain\"",
         ),
         (
             "a value with an unknown unit",
             e.replace("58.9 tokens/s", "58.9 widgets/s"),
-            "unknown unit \"widgets/s\"",
+            "\"widgets/s\" is not understood",
         ),
         (
             "two Pinned inputs tables",
             format!("{e}\nPinned inputs¶\n| Input | Value |\n|---|---|\n| Model | x |\n"),
-            "a second \"Pinned inputs\" table (the first is at line 3)",
+            "a second pinned-inputs table (the first is at line 3)",
         ),
     ];
     for (what, text, want) in cases {
