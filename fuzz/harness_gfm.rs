@@ -65,9 +65,13 @@ impl Oracle {
             .and_then(|_| self.stdin.flush())
             .expect("write to gfm_view.py");
         let mut head = [0u8; 4];
-        self.stdout.read_exact(&mut head).expect("read from gfm_view.py");
+        self.stdout
+            .read_exact(&mut head)
+            .expect("read from gfm_view.py");
         let mut body = vec![0u8; u32::from_be_bytes(head) as usize];
-        self.stdout.read_exact(&mut body).expect("read from gfm_view.py");
+        self.stdout
+            .read_exact(&mut body)
+            .expect("read from gfm_view.py");
         serde_json::from_slice(&body).expect("gfm_view.py prints JSON")
     }
 }
@@ -145,7 +149,11 @@ pub fn compare(oracle: &mut Oracle, text: &str) -> Result<(), String> {
     if a == b {
         return Ok(());
     }
-    let i = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let i = a
+        .iter()
+        .zip(&b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
     Err(format!(
         "block {i} differs:\n  proofpack: {}\n  cmark-gfm: {}",
         a.get(i).map_or("(none)".into(), |v| v.to_string()),

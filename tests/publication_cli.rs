@@ -4,9 +4,9 @@
 //! the check of that row or cell named; malformed write-ups refused with the
 //! line named (exit 2).
 
-mod qualify_support;
 #[path = "publication_support/mod.rs"]
 mod publication_support;
+mod qualify_support;
 
 use std::path::Path;
 

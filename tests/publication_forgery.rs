@@ -3,9 +3,9 @@
 //! named (contract section 9). Refusals are exit 2 naming line, column or
 //! the words not understood; checks fail with their id.
 
-mod qualify_support;
 #[path = "publication_support/mod.rs"]
 mod publication_support;
+mod qualify_support;
 
 use std::path::Path;
 
@@ -44,10 +44,7 @@ fn the_readme_command_passes_with_require_all() {
 #[test]
 fn a_table_hidden_in_an_html_block_is_refused() {
     let p = published();
-    p.edit(
-        "| Offered rate |",
-        "<div hidden>\n| Offered rate |",
-    );
+    p.edit("| Offered rate |", "<div hidden>\n| Offered rate |");
     let e = p.refused();
     assert!(e.contains("PUBLICATION.md:23:1: an HTML block"), "{e}");
 }
@@ -88,7 +85,9 @@ fn a_pilcrow_row_is_a_row_with_a_hidden_cell_and_refused() {
     );
     let e = p.refused();
     assert!(
-        e.contains("PUBLICATION.md:27:1: this table row is written with 7 cells under a header of 6"),
+        e.contains(
+            "PUBLICATION.md:27:1: this table row is written with 7 cells under a header of 6"
+        ),
         "{e}"
     );
 }
@@ -98,8 +97,14 @@ fn percentiles_are_read_in_the_order_written() {
     let p = published();
     p.edit("TTFT p50 / p95 / p99", "TTFT p99 / p95 / p50");
     let o = p.verify(&[]);
-    o.assert_fails("publication:point:0.5.ttft_s.p99", "does not round to published 5.187");
-    o.assert_fails("publication:point:0.5.ttft_s.p50", "does not round to published 7.179");
+    o.assert_fails(
+        "publication:point:0.5.ttft_s.p99",
+        "does not round to published 5.187",
+    );
+    o.assert_fails(
+        "publication:point:0.5.ttft_s.p50",
+        "does not round to published 7.179",
+    );
 }
 
 #[test]
@@ -111,7 +116,10 @@ fn p99_9_is_its_own_percentile() {
         "publication:point:0.5.ttft_s.p99.9",
         "does not round to published 7.179",
     );
-    assert_eq!(o.check("publication:point:0.5.ttft_s.p50")["ok"], json!(true));
+    assert_eq!(
+        o.check("publication:point:0.5.ttft_s.p50")["ok"],
+        json!(true)
+    );
 }
 
 #[test]
@@ -147,7 +155,10 @@ fn abbreviated_token_counts_are_refused() {
     let p = published();
     p.edit("8,192 input tokens", "8K input tokens");
     let e = p.refused();
-    assert!(e.contains("\"8K\" is an abbreviation; write the number in full (e.g. 8,192)"), "{e}");
+    assert!(
+        e.contains("\"8K\" is an abbreviation; write the number in full (e.g. 8,192)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -155,7 +166,10 @@ fn a_zero_width_space_in_a_number_is_refused() {
     let p = published();
     p.edit("| 0.433 request/s", "| 0.4\u{200b}33 request/s");
     let e = p.refused();
-    assert!(e.contains("PUBLICATION.md:25:") && e.contains("U+200B"), "{e}");
+    assert!(
+        e.contains("PUBLICATION.md:25:") && e.contains("U+200B"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -163,7 +177,10 @@ fn a_cyrillic_letter_in_a_label_is_refused() {
     let p = published();
     p.edit("| Engine |", "| \u{415}ngine |");
     let e = p.refused();
-    assert!(e.contains("PUBLICATION.md:9:") && e.contains("U+0415"), "{e}");
+    assert!(
+        e.contains("PUBLICATION.md:9:") && e.contains("U+0415"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -187,7 +204,10 @@ fn a_result_that_leaves_out_the_failures_fails() {
     let p = published();
     p.edit(RESULT_1, "200/200 within limits");
     let o = p.verify(&[]);
-    o.assert_fails("publication:point:1.result", "200 within limits, the records give 197");
+    o.assert_fails(
+        "publication:point:1.result",
+        "200 within limits, the records give 197",
+    );
     o.assert_fails("publication:point:1.result.unstated_failures", "2 failed");
 }
 
@@ -196,10 +216,19 @@ fn swapped_budgets_fail_each_against_its_metric() {
     let p = published();
     p.edit("10 s TTFT, 0.3 s TPOT", "0.3 s TTFT, 10 s TPOT");
     let o = p.verify(&[]);
-    o.assert_fails("publication:pin:fleet-latency-budgets.ttft", "slo.ttft_s 10");
-    o.assert_fails("publication:pin:fleet-latency-budgets.tpot", "slo.tpot_s 0.3");
+    o.assert_fails(
+        "publication:pin:fleet-latency-budgets.ttft",
+        "slo.ttft_s 10",
+    );
+    o.assert_fails(
+        "publication:pin:fleet-latency-budgets.tpot",
+        "slo.tpot_s 0.3",
+    );
     let p = published();
-    p.edit("10 s TTFT, 0.3 s TPOT", "TTFT \u{2264} 0.3 s, TPOT \u{2264} 50 ms");
+    p.edit(
+        "10 s TTFT, 0.3 s TPOT",
+        "TTFT \u{2264} 0.3 s, TPOT \u{2264} 50 ms",
+    );
     assert!(p.refused().contains("is not understood"));
 }
 
@@ -214,8 +243,13 @@ fn an_engine_cell_with_an_unread_tail_is_refused() {
     assert!(e.contains("PUBLICATION.md:9: row \"Engine\""), "{e}");
     assert!(e.contains("is not understood"), "{e}");
     let p = published();
-    p.edit("eight GPUs, tensor", "eight GPUs per node x 2 nodes, tensor");
-    assert!(p.refused().contains("\"eight GPUs per node x 2 nodes\" is not understood"));
+    p.edit(
+        "eight GPUs, tensor",
+        "eight GPUs per node x 2 nodes, tensor",
+    );
+    assert!(p
+        .refused()
+        .contains("\"eight GPUs per node x 2 nodes\" is not understood"));
 }
 
 #[test]
@@ -244,9 +278,13 @@ fn a_workload_hash_against_a_decoy_fact_is_checked_against_the_plans_workload() 
 fn a_row_backed_only_by_a_publisher_file_is_named_counted_apart_and_fails_require_all() {
     let mut p = published();
     std::fs::write(p.c.path("inputs/kv.json"), b"{\"dtype\": \"bf16\"}\n").unwrap();
-    p.c.edit_json("qualification.json", |q| {
-        q["facts"] = json!([{"name": "kv-cache-dtype", "file": "inputs/kv.json", "pointer": "/dtype"}])
-    });
+    p.c.edit_json(
+        "qualification.json",
+        |q| {
+            q["facts"] =
+                json!([{"name": "kv-cache-dtype", "file": "inputs/kv.json", "pointer": "/dtype"}])
+        },
+    );
     p.reseal();
     p.edit("| Model |", "| KV cache dtype | bf16 |\n| Model |");
     let o = p.verify(&[]);
@@ -256,11 +294,15 @@ fn a_row_backed_only_by_a_publisher_file_is_named_counted_apart_and_fails_requir
     assert_eq!(c["source"], json!("publisher"));
     assert_eq!(c["stated_in"]["file"], json!("inputs/kv.json"));
     assert_eq!(c["stated_in"]["pointer"], json!("/dtype"));
-    assert!(c["detail"].as_str().unwrap().contains("stated by the publisher"));
+    assert!(c["detail"]
+        .as_str()
+        .unwrap()
+        .contains("stated by the publisher"));
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("1 row(s) backed only by files the publisher wrote for them: pin:kv-cache-dtype")
-            && !v.contains("every row and cell mapped"),
+        v.contains(
+            "1 row(s) backed only by files the publisher wrote for them: pin:kv-cache-dtype"
+        ) && !v.contains("every row and cell mapped"),
         "{v}"
     );
     p.verify(&[os("--require-all")])
@@ -283,12 +325,19 @@ fn a_write_up_with_no_digest_is_unpinned() {
 fn a_table_proofpack_does_not_read_is_named_and_fails_require_all() {
     let p = published();
     let t = p.text();
-    std::fs::write(&p.path, format!("{t}\n| Gate | Outcome |\n|---|---|\n| health | passed |\n")).unwrap();
+    std::fs::write(
+        &p.path,
+        format!("{t}\n| Gate | Outcome |\n|---|---|\n| health | passed |\n"),
+    )
+    .unwrap();
     let o = p.verify(&[]);
     o.assert_ok();
     assert!(o.check("publication:table:30")["ok"].is_null());
     let v = o.report["verdict"].as_str().unwrap();
-    assert!(v.contains("1 table(s) NOT CHECKED") && !v.contains("every row and cell mapped"), "{v}");
+    assert!(
+        v.contains("1 table(s) NOT CHECKED") && !v.contains("every row and cell mapped"),
+        "{v}"
+    );
     p.verify(&[os("--require-all")])
         .assert_fails("publication:table:30", "neither a pinned-inputs table");
 }
@@ -298,6 +347,9 @@ fn the_docs_site_layout_without_a_blank_line_after_a_table_is_refused_with_the_r
     let p = published();
     p.edit(&format!("{RESULT_1} |\n\n"), &format!("{RESULT_1} |\n"));
     let e = p.refused();
-    assert!(e.contains("put a blank line between a table and the prose after it"), "{e}");
+    assert!(
+        e.contains("put a blank line between a table and the prose after it"),
+        "{e}"
+    );
     let _ = ROW_1;
 }

@@ -51,15 +51,23 @@ fn variants() -> Vec<(&'static str, String)> {
     let list: String = m
         .lines()
         .enumerate()
-        .map(|(i, l)| if i == 0 { format!("- {l}\n") } else { format!("  {l}\n") })
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("- {l}\n")
+            } else {
+                format!("  {l}\n")
+            }
+        })
         .collect();
     let code: String = m.lines().map(|l| format!("    {l}\n")).collect();
     let no_edge: String = m
         .lines()
-        .map(|l| match l.strip_prefix("| ").and_then(|l| l.strip_suffix(" |")) {
-            Some(inner) => format!("{inner}\n"),
-            None => format!("{l}\n"),
-        })
+        .map(
+            |l| match l.strip_prefix("| ").and_then(|l| l.strip_suffix(" |")) {
+                Some(inner) => format!("{inner}\n"),
+                None => format!("{l}\n"),
+            },
+        )
         .collect();
     let rate2 = "| 2 request/s | 1.9 request/s | 200.0 tokens/s | 5.000 / 6.000 / 7.000 s | 250.0 / 251.0 / 252.0 ms | 200/200 within limits |";
     vec![
@@ -147,7 +155,10 @@ fn inputs() -> Vec<(String, String)> {
         .collect();
     docs.sort();
     for d in docs {
-        out.push((d.strip_prefix(root()).unwrap().display().to_string(), read(&d)));
+        out.push((
+            d.strip_prefix(root()).unwrap().display().to_string(),
+            read(&d),
+        ));
     }
     for (name, text) in variants() {
         out.push((format!("variant: {name}"), text));
@@ -164,7 +175,10 @@ fn every_listed_input_renders_as_proofpack_reads_it() {
         let accepted = Document::parse(text, name).is_ok();
         refused += usize::from(!accepted);
         if let Err(e) = compare(&mut oracle, text) {
-            assert!(!accepted, "{name}: read by proofpack, rendered otherwise by cmark-gfm: {e}");
+            assert!(
+                !accepted,
+                "{name}: read by proofpack, rendered otherwise by cmark-gfm: {e}"
+            );
             eprintln!("{name}: refused by proofpack; cmark-gfm differs: {e}");
         }
     }
@@ -183,11 +197,24 @@ fn variants_that_render_the_same_text_read_the_same_and_others_do_not() {
             let values = |p: &Publication| {
                 p.points
                     .iter()
-                    .map(|r| (r.offered.clone(), r.cells.iter().map(|c| (c.key.clone(), c.value.clone())).collect::<Vec<_>>()))
+                    .map(|r| {
+                        (
+                            r.offered.clone(),
+                            r.cells
+                                .iter()
+                                .map(|c| (c.key.clone(), c.value.clone()))
+                                .collect::<Vec<_>>(),
+                        )
+                    })
                     .collect::<Vec<_>>()
             };
             assert_eq!(values(&p), values(&base), "{name}");
-            let kinds = |p: &Publication| p.pinned.iter().map(|r| (r.slug.clone(), r.kind.clone())).collect::<Vec<_>>();
+            let kinds = |p: &Publication| {
+                p.pinned
+                    .iter()
+                    .map(|r| (r.slug.clone(), r.kind.clone()))
+                    .collect::<Vec<_>>()
+            };
             assert_eq!(kinds(&p), kinds(&base), "{name}");
         }
     }
@@ -208,7 +235,10 @@ fn variants_that_render_the_same_text_read_the_same_and_others_do_not() {
         "a line right after a table",
     ] {
         let (_, text) = variants().into_iter().find(|(n, _)| *n == refused).unwrap();
-        assert!(Publication::parse(&text, "w.md").is_err(), "{refused} was read");
+        assert!(
+            Publication::parse(&text, "w.md").is_err(),
+            "{refused} was read"
+        );
     }
 }
 

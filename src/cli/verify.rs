@@ -68,7 +68,11 @@ pub struct VerifyArgs {
     /// not checked against evidence, and every row backed only by a file
     /// the publisher wrote for it, fails (by default each is reported and
     /// named in the verdict).
-    #[arg(long = "require-all", alias = "require-all-rows", requires = "publication")]
+    #[arg(
+        long = "require-all",
+        alias = "require-all-rows",
+        requires = "publication"
+    )]
     pub require_all_rows: bool,
     /// Also write the report as one self-contained HTML page (verdict,
     /// checks, published inputs, recomputed table, latency plots).
@@ -265,7 +269,10 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
     if !unmapped.is_empty() {
         println!(
             "\n{}",
-            bold(ui, "Published but not checked against evidence (--require-all fails them):")
+            bold(
+                ui,
+                "Published but not checked against evidence (--require-all fails them):"
+            )
         );
         for c in unmapped {
             println!("  {} {}", c.id, c.detail);

@@ -305,7 +305,11 @@ fn check_text(b: &RawBlock, origin: &str) -> Result<(), PublicationError> {
     };
     let check = |text: &str, line: usize, column: usize| -> Result<(), PublicationError> {
         if let Some(c) = text.chars().find(|c| is_format_char(*c)) {
-            return Err(refuse(line, column, format!("{} (written as a character reference)", format_char(c))));
+            return Err(refuse(
+                line,
+                column,
+                format!("{} (written as a character reference)", format_char(c)),
+            ));
         }
         if let Some((w, c)) = mixed_script(text) {
             return Err(refuse(line, column, format!(
@@ -338,11 +342,23 @@ mod tests {
     #[test]
     fn hidden_or_look_alike_content_is_refused_with_line_column_and_code_point() {
         for (text, want) in [
-            ("| a |\n|---|\n| 5\u{200b}.187 |\n", "w.md:3:4: the invisible format character U+200B"),
-            ("| a |\n|---|\n| 5&#8203;.187 |\n", "w.md:3:2: the invisible format character U+200B"),
-            ("| \u{415}ngine | x |\n|---|---|\n", "\"Еngine\" mixes Latin with Greek or Cyrillic letters (U+0415"),
+            (
+                "| a |\n|---|\n| 5\u{200b}.187 |\n",
+                "w.md:3:4: the invisible format character U+200B",
+            ),
+            (
+                "| a |\n|---|\n| 5&#8203;.187 |\n",
+                "w.md:3:2: the invisible format character U+200B",
+            ),
+            (
+                "| \u{415}ngine | x |\n|---|---|\n",
+                "\"Еngine\" mixes Latin with Greek or Cyrillic letters (U+0415",
+            ),
             ("<div hidden>\n| a |\n|---|\n\n", "w.md:1:1: an HTML block"),
-            ("| a | b |\n|---|---|\n| 1 | 2 |¶\n", "w.md:3:1: this table row is written with 3 cells under a header of 2"),
+            (
+                "| a | b |\n|---|---|\n| 1 | 2 |¶\n",
+                "w.md:3:1: this table row is written with 3 cells under a header of 2",
+            ),
             ("```\nTitle¶\n```\n", "w.md:2:1: a line ending in ¶"),
         ] {
             let e = refused(text);

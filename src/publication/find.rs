@@ -38,10 +38,7 @@ fn is_measured(t: &Table) -> bool {
     })
 }
 
-pub(super) fn classify<'d>(
-    doc: &'d Document,
-    origin: &str,
-) -> Result<Found<'d>, PublicationError> {
+pub(super) fn classify<'d>(doc: &'d Document, origin: &str) -> Result<Found<'d>, PublicationError> {
     let mut found = Found {
         pinned: None,
         measured: Vec::new(),

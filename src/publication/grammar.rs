@@ -220,7 +220,10 @@ fn strip_words<'a>(s: &'a str, words: &str) -> Option<&'a str> {
 /// understood.
 pub fn header(cell: &str) -> Result<Header, String> {
     let h = norm(cell);
-    let (body, unit) = match h.strip_suffix(')').and_then(|b| b.rfind('(').map(|i| (b, i))) {
+    let (body, unit) = match h
+        .strip_suffix(')')
+        .and_then(|b| b.rfind('(').map(|i| (b, i)))
+    {
         Some((b, i)) => {
             let inner = b[i + 1..].trim();
             let d = self::unit(inner).ok_or_else(|| {
@@ -259,7 +262,11 @@ pub fn header(cell: &str) -> Result<Header, String> {
                 .ok_or_else(|| {
                     format!(
                         "{p:?} is not a percentile proofpack computes ({})",
-                        PERCENTILES.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                        PERCENTILES
+                            .iter()
+                            .map(|p| p.0)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )
                 })?;
             if percentiles.contains(&found.1) {
@@ -620,7 +627,10 @@ mod tests {
             Some(Qualifier::PerGpu)
         );
         for (bad, why) in [
-            ("TTFT p50 / p95 / p99 (cold start, first request of each session)", "not a unit"),
+            (
+                "TTFT p50 / p95 / p99 (cold start, first request of each session)",
+                "not a unit",
+            ),
             ("TTFT p50 (cold start)", "not a unit"),
             ("TTFT p50 cold start", "after \"TTFT\""),
             ("TTFT p98", "not a percentile"),
@@ -663,7 +673,17 @@ mod tests {
         assert_eq!(lead.unwrap().len(), 2);
         assert_eq!((rest[0].form, rest[1].form), (1, 0));
         assert!(read_parts("0 errors, 0 timeouts", RESULT_FIRST, RESULT_FORMS).is_err());
-        assert!(read_parts("AMD Instinct MI355X, eight GPUs per node x 2 nodes", ACCELERATOR_FIRST, ACCELERATOR_FORMS).is_err());
-        assert!(read_parts("vLLM 0.11.2+rocm7.0 with EAGLE-3 speculative decoding", ENGINE_FIRST, ENGINE_FORMS).is_err());
+        assert!(read_parts(
+            "AMD Instinct MI355X, eight GPUs per node x 2 nodes",
+            ACCELERATOR_FIRST,
+            ACCELERATOR_FORMS
+        )
+        .is_err());
+        assert!(read_parts(
+            "vLLM 0.11.2+rocm7.0 with EAGLE-3 speculative decoding",
+            ENGINE_FIRST,
+            ENGINE_FORMS
+        )
+        .is_err());
     }
 }

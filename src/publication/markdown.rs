@@ -219,7 +219,12 @@ fn inline<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, out: &mut String) {
                 out.push_str(&format!("[^{}]", f.name));
             }
             NodeValue::Strikethrough => {
-                find(b, line, col, "struck-through text (~~...~~): GitHub shows it as withdrawn");
+                find(
+                    b,
+                    line,
+                    col,
+                    "struck-through text (~~...~~): GitHub shows it as withdrawn",
+                );
                 drop(d);
                 inline(b, c, out);
             }
@@ -233,7 +238,15 @@ fn inline<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, out: &mut String) {
                 inline(b, c, out);
             }
             other => {
-                find(b, line, col, format!("an inline {} that proofpack does not read", kind_name(other)));
+                find(
+                    b,
+                    line,
+                    col,
+                    format!(
+                        "an inline {} that proofpack does not read",
+                        kind_name(other)
+                    ),
+                );
                 drop(d);
                 inline(b, c, out);
             }
@@ -293,7 +306,12 @@ fn task_marker(text: &str) -> bool {
         && b.get(3).is_none_or(|c| c.is_ascii_whitespace())
 }
 
-fn block<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, ctx: &mut Vec<Container>, first_in_item: bool) {
+fn block<'a>(
+    b: &mut Builder<'_>,
+    n: &'a AstNode<'a>,
+    ctx: &mut Vec<Container>,
+    first_in_item: bool,
+) {
     let mut first = first_in_item;
     for c in n.children() {
         let d = c.data.borrow();
@@ -320,10 +338,20 @@ fn block<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, ctx: &mut Vec<Container>, 
                 // consumed by the parser: the paragraph then spans more
                 // source lines than its inline content does.
                 if kind == BlockKind::Paragraph && end.saturating_sub(line) + 1 > content_lines(c) {
-                    find(b, line, sp.start.column, "a line that renders as nothing (a link reference definition)");
+                    find(
+                        b,
+                        line,
+                        sp.start.column,
+                        "a line that renders as nothing (a link reference definition)",
+                    );
                 }
                 if first && task_marker(&text) {
-                    find(b, line, sp.start.column, "a task-list checkbox ([ ] or [x])");
+                    find(
+                        b,
+                        line,
+                        sp.start.column,
+                        "a task-list checkbox ([ ] or [x])",
+                    );
                 }
                 cover(b, line, end);
                 b.tree.blocks.push(mk(kind, text, Vec::new()));
@@ -334,14 +362,21 @@ fn block<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, ctx: &mut Vec<Container>, 
                 b.tree.blocks.push(mk(BlockKind::Code, text, Vec::new()));
             }
             NodeValue::HtmlBlock(h) => {
-                find(b, line, sp.start.column, format!("an HTML block {:?}", short(&h.literal)));
+                find(
+                    b,
+                    line,
+                    sp.start.column,
+                    format!("an HTML block {:?}", short(&h.literal)),
+                );
                 let text = h.literal.clone();
                 cover(b, line, end);
                 b.tree.blocks.push(mk(BlockKind::Html, text, Vec::new()));
             }
             NodeValue::ThematicBreak => {
                 cover(b, line, end);
-                b.tree.blocks.push(mk(BlockKind::Rule, String::new(), Vec::new()));
+                b.tree
+                    .blocks
+                    .push(mk(BlockKind::Rule, String::new(), Vec::new()));
             }
             NodeValue::Table(_) => {
                 drop(d);
@@ -365,10 +400,9 @@ fn block<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, ctx: &mut Vec<Container>, 
                             column: cp.column,
                         });
                     }
-                    let written = b
-                        .lines
-                        .get(rl.saturating_sub(1))
-                        .map_or(0, |l| cells_written(l.get(rc.saturating_sub(1)..).unwrap_or(l)));
+                    let written = b.lines.get(rl.saturating_sub(1)).map_or(0, |l| {
+                        cells_written(l.get(rc.saturating_sub(1)..).unwrap_or(l))
+                    });
                     rows.push(RawRow {
                         line: rl,
                         cells,
@@ -376,7 +410,9 @@ fn block<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, ctx: &mut Vec<Container>, 
                     });
                 }
                 cover(b, line, end);
-                b.tree.blocks.push(mk(BlockKind::Table, String::new(), rows));
+                b.tree
+                    .blocks
+                    .push(mk(BlockKind::Table, String::new(), rows));
             }
             NodeValue::BlockQuote | NodeValue::Item(_) | NodeValue::FootnoteDefinition(_) => {
                 let container = match &d.value {

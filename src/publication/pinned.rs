@@ -122,7 +122,9 @@ pub(super) fn pinned_rows(t: &Table, origin: &str) -> Result<Vec<PinnedRow>, Pub
             return Err(bad("the row has no label".into()));
         }
         if value.is_empty() {
-            let hint = if row.cells.iter().skip(1).all(|c| c.text.is_empty()) && !label.contains('|') {
+            let hint = if row.cells.iter().skip(1).all(|c| c.text.is_empty())
+                && !label.contains('|')
+            {
                 " (a line right after a table is one more row of it, as GitHub shows it: put a blank line between a table and the prose after it)"
             } else {
                 ""

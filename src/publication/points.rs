@@ -117,11 +117,13 @@ pub(super) fn point_rows(
     for t in tables {
         let mut headers = Vec::new();
         for h in &t.header {
-            headers.push(grammar::header(&h.text).map_err(|reason| PublicationError::BadHeader {
-                origin: origin.into(),
-                line: t.line,
-                header: h.text.clone(),
-                reason,
+            headers.push(grammar::header(&h.text).map_err(|reason| {
+                PublicationError::BadHeader {
+                    origin: origin.into(),
+                    line: t.line,
+                    header: h.text.clone(),
+                    reason,
+                }
             })?);
         }
         let Some(oi) = headers.iter().position(|h| h.kind == ColumnKind::Offered) else {
@@ -170,7 +172,12 @@ pub(super) fn point_rows(
                 let column = &t.header[i].text;
                 let cell = text(i);
                 if cell.is_empty() {
-                    return Err(bad(column, cell, "the cell is empty: a measured-points table states every value of its row".into()));
+                    return Err(bad(
+                        column,
+                        cell,
+                        "the cell is empty: a measured-points table states every value of its row"
+                            .into(),
+                    ));
                 }
                 let mut new = Vec::new();
                 if h.kind == ColumnKind::Result {
@@ -184,7 +191,12 @@ pub(super) fn point_rows(
                     let ms = metrics(h);
                     let (nums, unit) = numbers(cell, ms.len()).map_err(|e| bad(column, cell, e))?;
                     let (u, dim) = unit.or_else(|| h.unit.clone()).ok_or_else(|| {
-                        bad(column, cell, "no unit (request/s, tokens/s, s or ms) in the cell or the header".into())
+                        bad(
+                            column,
+                            cell,
+                            "no unit (request/s, tokens/s, s or ms) in the cell or the header"
+                                .into(),
+                        )
                     })?;
                     for (m, value) in ms.into_iter().zip(nums) {
                         let f = factor(m, dim).ok_or_else(|| {

@@ -148,7 +148,9 @@ fn every_table_is_pinned_measured_or_named_unchecked() {
 
 #[test]
 fn percentiles_are_read_in_the_order_written() {
-    let e = excerpt().replace("TTFT p50 / p95 / p99", "TTFT p99 / p95 / p50.0").replace("p50.0", "p50");
+    let e = excerpt()
+        .replace("TTFT p50 / p95 / p99", "TTFT p99 / p95 / p50.0")
+        .replace("p50.0", "p50");
     let p = Publication::parse(&e, "w.md").unwrap();
     let keys: Vec<&str> = p.points[0].cells.iter().map(|c| c.key.as_str()).collect();
     assert_eq!(&keys[2..5], ["ttft_s.p99", "ttft_s.p95", "ttft_s.p50"]);

@@ -168,7 +168,10 @@ impl Options<'_> {
     /// write-up from which no pin could be taken leaves the verdict
     /// unpinned).
     pub fn pinned(&self) -> bool {
-        self.pins.is_some() || self.publication.is_some_and(published::publication_has_pins)
+        self.pins.is_some()
+            || self
+                .publication
+                .is_some_and(published::publication_has_pins)
     }
 
     /// Digests whose manifests under `manifests/` must be counted (the

@@ -110,7 +110,9 @@ pub struct BenchmarkPlan {
 fn opt_path(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
     match obj.get(key) {
         None => Ok(None),
-        Some(Value::String(s)) if !s.is_empty() && !s.starts_with('/') && !s.split('/').any(|c| c == "..") => {
+        Some(Value::String(s))
+            if !s.is_empty() && !s.starts_with('/') && !s.split('/').any(|c| c == "..") =>
+        {
             Ok(Some(s.clone()))
         }
         Some(other) => Err(format!(
@@ -132,7 +134,9 @@ fn opt_revision(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Optio
         Some(Value::String(s)) if s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
             Ok(Some(s.to_ascii_lowercase()))
         }
-        Some(other) => Err(format!("{key}.revision must be a 40-hex commit, found {other}")),
+        Some(other) => Err(format!(
+            "{key}.revision must be a 40-hex commit, found {other}"
+        )),
     }
 }
 

@@ -68,7 +68,9 @@ pub fn verdict(v: &Verification) -> Verdict {
     };
     claims.push_str(&super::published::verdict_part(r));
     if v.seal == SealState::Absent && v.bundle_sha256.is_some() {
-        claims.push_str("; no release seal beside the bundle: its bytes are not signed by a release key");
+        claims.push_str(
+            "; no release seal beside the bundle: its bytes are not signed by a release key",
+        );
     }
     if s.failed > 0 {
         let echoes = if s.not_checkable > 0 {

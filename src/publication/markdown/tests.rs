@@ -19,12 +19,19 @@ fn prepass_turns_exactly_the_pilcrow_heading_lines_into_headings() {
 
 #[test]
 fn a_line_right_after_a_table_is_one_more_row_as_in_gfm() {
-    let t = parse("Intro.\n| a | b |\n|---|---|\n| 1 | 2 |\nThe bundle is x.\n| 3 | 4 |¶\n").unwrap();
+    let t =
+        parse("Intro.\n| a | b |\n|---|---|\n| 1 | 2 |\nThe bundle is x.\n| 3 | 4 |¶\n").unwrap();
     assert_eq!(kinds(&t), [BlockKind::Paragraph, BlockKind::Table]);
     let rows: Vec<(usize, Vec<&str>, usize)> = t.blocks[1]
         .rows
         .iter()
-        .map(|r| (r.line, r.cells.iter().map(|c| c.text.as_str()).collect(), r.written))
+        .map(|r| {
+            (
+                r.line,
+                r.cells.iter().map(|c| c.text.as_str()).collect(),
+                r.written,
+            )
+        })
         .collect();
     assert_eq!(
         rows,
@@ -43,7 +50,11 @@ fn what_hides_content_is_found_with_its_line_and_column() {
     let cases = [
         ("<div hidden>\n| a |\n|---|\n", 1, "HTML block"),
         ("text <!-- c --> more\n", 1, "inline HTML"),
-        ("a\n\n[x]: http://example.org \"t\"\n", 3, "renders as nothing"),
+        (
+            "a\n\n[x]: http://example.org \"t\"\n",
+            3,
+            "renders as nothing",
+        ),
         ("[x]: /u\nvisible\n", 1, "link reference definition"),
         ("> [x]: /u\n> text\n", 1, "link reference definition"),
         ("a ~~b~~ c\n", 1, "struck-through"),
@@ -54,7 +65,10 @@ fn what_hides_content_is_found_with_its_line_and_column() {
     ];
     for (text, line, what) in cases {
         let t = parse(text).unwrap();
-        let f = t.findings.first().unwrap_or_else(|| panic!("{text:?}: nothing found"));
+        let f = t
+            .findings
+            .first()
+            .unwrap_or_else(|| panic!("{text:?}: nothing found"));
         assert_eq!(f.line, line, "{text:?}: {f:?}");
         assert!(f.what.contains(what), "{text:?}: {f:?}");
     }

@@ -88,11 +88,13 @@ impl Chain {
     pub(super) fn path(&self, ctx: &Context<'_>, link: Link) -> Result<(String, String), Missing> {
         let (plan_path, plan) = self.plan()?;
         let named = |v: &Option<String>, field: &str| {
-            v.clone().map(|p| (p, format!("{plan_path} {field}"))).ok_or_else(|| {
-                Missing::NotNamed(format!(
+            v.clone()
+                .map(|p| (p, format!("{plan_path} {field}")))
+                .ok_or_else(|| {
+                    Missing::NotNamed(format!(
                     "the benchmark plan {plan_path} names no {field} (plan field \"{field}\", v1.1)"
                 ))
-            })
+                })
         };
         match link {
             Link::Workload => named(&plan.workload, "workload"),
@@ -153,9 +155,7 @@ impl Chain {
         v.clone()
             .map(|r| (r, format!("{plan_path} {field}")))
             .ok_or_else(|| {
-                Missing::NotNamed(format!(
-                    "the benchmark plan {plan_path} states no {field}"
-                ))
+                Missing::NotNamed(format!("the benchmark plan {plan_path} states no {field}"))
             })
     }
 }

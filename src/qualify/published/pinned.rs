@@ -76,7 +76,13 @@ fn digest_row(
     }
     if matches!(base.as_str(), "benchmark-plan" | "plan") {
         let Some(plan) = &ctx.q.plan else {
-            return unmapped(ctx, id, &at, "the benchmark plan", "qualification.json names no plan");
+            return unmapped(
+                ctx,
+                id,
+                &at,
+                "the benchmark plan",
+                "qualification.json names no plan",
+            );
         };
         return match (
             file_problem(plan, ctx.collected, ctx.unusable),
@@ -87,7 +93,10 @@ fn digest_row(
             (None, Some(d)) => Check::outcome(
                 id,
                 *d == digest,
-                format!("{at}: the benchmark plan {plan} (named by qualification.json) is {}", d.prefixed()),
+                format!(
+                    "{at}: the benchmark plan {plan} (named by qualification.json) is {}",
+                    d.prefixed()
+                ),
             )
             .with_values(digest.to_hex(), d.to_hex()),
         };
@@ -125,7 +134,14 @@ fn digest_row(
     )
 }
 
-fn commit_row(ctx: &Context<'_>, chain: &Chain, id: String, at: &str, r: &PinnedRow, c: &str) -> Check {
+fn commit_row(
+    ctx: &Context<'_>,
+    chain: &Chain,
+    id: String,
+    at: &str,
+    r: &PinnedRow,
+    c: &str,
+) -> Check {
     let which = if r.slug == "benchmark-client-source" || r.slug == "client-source" {
         Some(Revision::Client)
     } else if r.slug.ends_with("router-source") {
@@ -137,12 +153,21 @@ fn commit_row(ctx: &Context<'_>, chain: &Chain, id: String, at: &str, r: &Pinned
     match which {
         Some(w) => match chain.revision(w) {
             Err(m) => missing(ctx, id, at, &what, m),
-            Ok((rev, by)) => Check::outcome(id, rev == c, format!("{at}: {by} is {rev}"))
-                .with_values(c, rev),
+            Ok((rev, by)) => {
+                Check::outcome(id, rev == c, format!("{at}: {by} is {rev}")).with_values(c, rev)
+            }
         },
         None => {
             let c2 = c.to_string();
-            fact_check(ctx, id, at, &r.slug, &what, move |f| f.equals_text(&c2), json!(c))
+            fact_check(
+                ctx,
+                id,
+                at,
+                &r.slug,
+                &what,
+                move |f| f.equals_text(&c2),
+                json!(c),
+            )
         }
     }
 }

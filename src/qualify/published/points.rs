@@ -8,8 +8,8 @@ use serde_json::json;
 use super::attestations::engines;
 use super::Context;
 use crate::publication::{CellValue, Decimal, Metric, Per, Publication};
-use crate::qualify::metrics::percentile_sorted;
 use crate::qualify::facts::same_number;
+use crate::qualify::metrics::percentile_sorted;
 use crate::qualify::point::claim_keys;
 use crate::qualify::schema::Point;
 use crate::qualify::PointRow;
@@ -47,7 +47,10 @@ fn divisor(ctx: &Context<'_>, metric: Metric) -> Result<Option<(f64, String)>, S
         Per::Fleet => Ok(None),
         Per::Engine => {
             let n = ctx.q.engines.len();
-            Ok(Some((n as f64, format!("per engine: divided by the {n} engines of the run"))))
+            Ok(Some((
+                n as f64,
+                format!("per engine: divided by the {n} engines of the run"),
+            )))
         }
         Per::Gpu => {
             let list = engines(ctx)?;
@@ -57,7 +60,10 @@ fn divisor(ctx: &Context<'_>, metric: Metric) -> Result<Option<(f64, String)>, S
             }
             Ok(Some((
                 gpus as f64,
-                format!("per GPU: divided by the {gpus} GPUs the {} engines attest", list.len()),
+                format!(
+                    "per GPU: divided by the {gpus} GPUs the {} engines attest",
+                    list.len()
+                ),
             )))
         }
     }
@@ -105,7 +111,8 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
         let rate = &row.offered.text;
         let base = format!("publication:point:{rate}");
         let at = format!("{}:{} (offered rate {rate} request/s)", p.origin, row.line);
-        let cell_line = |line: usize| format!("{}:{line} (offered rate {rate} request/s)", p.origin);
+        let cell_line =
+            |line: usize| format!("{}:{line} (offered rate {rate} request/s)", p.origin);
         let found = ctx
             .q
             .points
@@ -141,9 +148,20 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
             let id = format!("{base}.{}", c.key);
             let cell_at = format!("{}, column \"{}\"", cell_line(c.line), c.column);
             match &c.value {
-                CellValue::Number { metric, value, factor, unit } => {
+                CellValue::Number {
+                    metric,
+                    value,
+                    factor,
+                    unit,
+                } => {
                     let Some(rec) = rec else {
-                        report.push(Check::not_checkable(id, format!("{cell_at}: the point's records could not be read (see point:{})", qp.name)));
+                        report.push(Check::not_checkable(
+                            id,
+                            format!(
+                                "{cell_at}: the point's records could not be read (see point:{})",
+                                qp.name
+                            ),
+                        ));
                         continue;
                     };
                     let (got, how) = match divisor(ctx, *metric) {
@@ -183,20 +201,39 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
                         );
                     }
                 }
-                CellValue::Result { within, of, failed, timed_out, cancelled } => {
+                CellValue::Result {
+                    within,
+                    of,
+                    failed,
+                    timed_out,
+                    cancelled,
+                } => {
                     let Some(rec) = rec else {
-                        report.push(Check::not_checkable(id, format!("{cell_at}: the point's records could not be read (see point:{})", qp.name)));
+                        report.push(Check::not_checkable(
+                            id,
+                            format!(
+                                "{cell_at}: the point's records could not be read (see point:{})",
+                                qp.name
+                            ),
+                        ));
                         continue;
                     };
                     let m = &rec.metrics;
                     let mut off = Vec::new();
                     if *within != m.within_limits {
-                        off.push(format!("{} within limits, the records give {}", within, m.within_limits));
+                        off.push(format!(
+                            "{} within limits, the records give {}",
+                            within, m.within_limits
+                        ));
                     }
                     if *of != qp.requests {
                         off.push(format!("out of {of}, the point measured {}", qp.requests));
                     }
-                    for (what, stated, actual) in [("failed", failed, m.errors), ("timed out", timed_out, m.timeouts), ("cancelled", cancelled, m.cancelled)] {
+                    for (what, stated, actual) in [
+                        ("failed", failed, m.errors),
+                        ("timed out", timed_out, m.timeouts),
+                        ("cancelled", cancelled, m.cancelled),
+                    ] {
                         if let Some(s) = stated {
                             if *s != actual {
                                 off.push(format!("{s} {what}, the records give {actual}"));
@@ -204,16 +241,29 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
                         }
                     }
                     report.push(if off.is_empty() {
-                        Check::pass(id.clone(), format!("{cell_at}: {within}/{of} within limits, as recomputed"))
+                        Check::pass(
+                            id.clone(),
+                            format!("{cell_at}: {within}/{of} within limits, as recomputed"),
+                        )
                     } else {
-                        Check::fail(id.clone(), format!("{cell_at}: published {within}/{of}: {}", off.join("; ")))
-                            .with_values(json!({"within": within, "of": of}), json!({"within": m.within_limits, "of": qp.requests}))
+                        Check::fail(
+                            id.clone(),
+                            format!("{cell_at}: published {within}/{of}: {}", off.join("; ")),
+                        )
+                        .with_values(
+                            json!({"within": within, "of": of}),
+                            json!({"within": m.within_limits, "of": qp.requests}),
+                        )
                     });
-                    let unstated: Vec<String> = [("failed", failed, m.errors), ("timed out", timed_out, m.timeouts), ("cancelled", cancelled, m.cancelled)]
-                        .iter()
-                        .filter(|(_, stated, actual)| stated.is_none() && *actual > 0)
-                        .map(|(what, _, actual)| format!("{actual} {what}"))
-                        .collect();
+                    let unstated: Vec<String> = [
+                        ("failed", failed, m.errors),
+                        ("timed out", timed_out, m.timeouts),
+                        ("cancelled", cancelled, m.cancelled),
+                    ]
+                    .iter()
+                    .filter(|(_, stated, actual)| stated.is_none() && *actual > 0)
+                    .map(|(what, _, actual)| format!("{actual} {what}"))
+                    .collect();
                     report.push(if unstated.is_empty() {
                         Check::pass(format!("{id}.unstated_failures"), format!("{cell_at}: every failed, timed-out and cancelled request of the point is stated ({} failed, {} timed out, {} cancelled in the records)", m.errors, m.timeouts, m.cancelled))
                     } else {
