@@ -10,14 +10,18 @@
 #   prose:  the sample followed by paragraphs of prose to 8 MiB;
 #   dense:  8 MiB of one-character cells (refused at the node limit: the
 #           time and memory of the refusal).
-# Usage: scripts/bench-publication.sh
+# Usage: [PP=BINARY] scripts/bench-publication.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cmark-gfm >/dev/null || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q cmark-gfm >/dev/null; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo build --release --quiet --bin proofpack
-pp=target/release/proofpack
+# PP=path/to/proofpack measures another build (e.g. the dev profile, whose
+# dependencies, comrak among them, are built at opt-level 2).
+if [[ -z "${PP:-}" ]]; then
+  cargo build --release --quiet --bin proofpack
+fi
+pp=${PP:-target/release/proofpack}
 python3 - "$work" testdata/sample/PUBLICATION.md <<'PY'
 import sys
 work, sample = sys.argv[1], open(sys.argv[2]).read()
@@ -52,7 +56,8 @@ for f in rows prose dense; do
   "$pp" -q --no-catalog pins from-publication "$in" -o "$work/pins.json" >/dev/null 2>"$work/err"
   code=$?
   set -e
-  rss=$( { /usr/bin/time -f "%M" "$pp" -q --no-catalog pins from-publication "$in" -o "$work/pins.json" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -f "%M" -o "$work/rss" "$pp" -q --no-catalog pins from-publication "$in" -o "$work/pins.json" >/dev/null 2>&1 || true
+  rss=$(tail -1 "$work/rss")
   t=$(best "$pp" -q --no-catalog pins from-publication "$in" -o "$work/pins.json")
   ref=$(best cmark-gfm -e table -e strikethrough -e autolink "$in")
   echo "bench-publication: $f ($size): exit $code, $t s (best of 5), peak RSS $((rss / 1024)) MiB; cmark-gfm render $ref s; ratio proofpack / cmark-gfm $(python3 -c "print(f'{$t/$ref:.2f}')")"

@@ -38,14 +38,21 @@ pub struct Check {
     /// The actual value, where one exists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<Value>,
-    /// v1.1: `"publisher"` when the check compares a published value only
-    /// with a file the publisher named for it (a fact), not with evidence
-    /// the run's chain names.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<&'static str>,
-    /// v1.1: with `source`, the fact it read: `{"fact", "file", "pointer"}`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stated_in: Option<Value>,
+    /// v1.1: set when the check compares a published value only with a
+    /// file the publisher named for it (a fact), not with evidence the
+    /// run's chain names; serialised as `"source": "publisher"` and
+    /// `"stated_in"`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<Box<Publisher>>,
+}
+
+/// Where a publisher-backed check read its value (v1.1).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Publisher {
+    /// Always `"publisher"`.
+    pub source: &'static str,
+    /// The fact it read: `{"fact", "file", "pointer"}`.
+    pub stated_in: Value,
 }
 
 impl Check {
@@ -57,8 +64,7 @@ impl Check {
             detail: detail.into(),
             expected: None,
             actual: None,
-            source: None,
-            stated_in: None,
+            publisher: None,
         }
     }
     /// A failed check.
@@ -69,8 +75,7 @@ impl Check {
             detail: detail.into(),
             expected: None,
             actual: None,
-            source: None,
-            stated_in: None,
+            publisher: None,
         }
     }
     /// A check that could not run because something it needs failed.
@@ -85,8 +90,7 @@ impl Check {
             detail: reason.into(),
             expected: None,
             actual: None,
-            source: None,
-            stated_in: None,
+            publisher: None,
         }
     }
     /// A passed or failed check depending on `ok`.
@@ -107,9 +111,15 @@ impl Check {
     /// (v1.1): `fact` of `qualification.json`, read from `file` at
     /// `pointer`.
     pub fn stated_by_publisher(mut self, fact: &str, file: &str, pointer: Option<&str>) -> Self {
-        self.source = Some("publisher");
-        self.stated_in = Some(serde_json::json!({"fact": fact, "file": file, "pointer": pointer}));
+        self.publisher = Some(Box::new(Publisher {
+            source: "publisher",
+            stated_in: serde_json::json!({"fact": fact, "file": file, "pointer": pointer}),
+        }));
         self
+    }
+    /// `Some("publisher")` for a check backed only by the publisher's file.
+    pub fn source(&self) -> Option<&'static str> {
+        self.publisher.as_ref().map(|p| p.source)
     }
     /// True if the check failed.
     pub fn failed(&self) -> bool {

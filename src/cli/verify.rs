@@ -264,7 +264,7 @@ fn print_human(v: &Verification, args: &VerifyArgs, ui: &Ui) {
     let unmapped: Vec<&Check> = r
         .checks
         .iter()
-        .filter(|c| c.id.starts_with("publication:") && (c.ok.is_none() || c.source.is_some()))
+        .filter(|c| c.id.starts_with("publication:") && (c.ok.is_none() || c.source().is_some()))
         .collect();
     if !unmapped.is_empty() {
         println!(

@@ -43,7 +43,9 @@ fn factor(metric: Metric, dim: Dim) -> Option<f64> {
 }
 
 /// Splits "5.258 / 7.298 / 7.407 s" into its numbers and its unit.
-fn numbers(cell: &str, n: usize) -> Result<(Vec<Decimal>, Option<(String, Dim)>), String> {
+type Numbers = (Vec<Decimal>, Option<(String, Dim)>);
+
+fn numbers(cell: &str, n: usize) -> Result<Numbers, String> {
     // Only a percentile list (times: s or ms) is `/`-separated; a single
     // value keeps its unit whole ("request/s").
     let pieces: Vec<&str> = if n > 1 {

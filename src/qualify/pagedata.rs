@@ -110,7 +110,7 @@ fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<Value> {
         .checks
         .iter()
         .filter(|c| c.id == exact || c.id.starts_with(prefix))
-        .map(|c| match c.source {
+        .map(|c| match c.source() {
             Some(src) => json!({"id": c.id, "ok": c.ok, "source": src}),
             None => json!({"id": c.id, "ok": c.ok}),
         })

@@ -18,7 +18,7 @@ pub fn verdict_part(report: &Report) -> String {
         let Some(rest) = c.id.strip_prefix("publication:") else {
             continue;
         };
-        if c.source == Some("publisher") {
+        if c.source() == Some("publisher") {
             publisher.push(rest);
         } else if c.ok.is_none() {
             if rest.starts_with("table:") {
