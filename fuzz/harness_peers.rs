@@ -73,7 +73,10 @@ pub fn run_receipt(data: &[u8]) {
             assert_eq!(receipt::checks::pin(Some(&own), &own, &r).ok(), Some(true));
             let other = "0".repeat(64);
             if other != own && r.receipt_id.str() != Some(other.as_str()) {
-                assert_eq!(receipt::checks::pin(Some(&other), &own, &r).ok(), Some(false));
+                assert_eq!(
+                    receipt::checks::pin(Some(&other), &own, &r).ok(),
+                    Some(false)
+                );
             }
             assert_eq!(receipt::checks::pin(None, &own, &r).ok(), None);
         }

@@ -38,12 +38,14 @@ it is synthetic.
 
 - `PUBLICATION.md`: the sample's write-up, generated from the same data, in
   the layout of real qualification write-ups exported from a docs site
-  (headings ending in `¶`, pipe tables): a \"Pinned inputs\" table whose every
-  row the run carries evidence for (source commits in the benchmark plan,
-  engine name and version and accelerator in the attestations, a workload
-  description `inputs/workload.json`, the fleet's first-token deadline, and
-  `facts` in `qualification.json` naming where each value is), and a
-  \"Measured points\" table.
+  (headings ending in `¶`, pipe tables, a blank line after each table so
+  that GitHub does not read the prose after it as one more row): a
+  \"Pinned inputs\" table whose every row is checked through the evidence
+  chain (v1.1: the benchmark plan names the workload `inputs/workload.json`,
+  the qualified fleet and the client and router revisions; the fleet names
+  the profile store and the first-token deadline; engine, accelerator,
+  config and weights are the attested ones), so that no row rests on a fact
+  the publisher chose, and a \"Measured points\" table.
 
 Regenerated for contract v1.1 (docs/spec/FORMATS.md), which needs evidence
 the v1 sample lacked: `qualification.json` names its benchmark plan

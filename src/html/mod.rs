@@ -233,8 +233,13 @@ fn published(out: &mut String, report: &Value) {
                 cs.iter()
                     .map(|c| {
                         let (cls, word) = status(&c["ok"]);
+                        let by = if c["source"] == "publisher" {
+                            " <span class=\"st skip\">stated by the publisher: checked only against a file the publisher wrote for it</span>"
+                        } else {
+                            ""
+                        };
                         format!(
-                            "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>",
+                            "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>{by}",
                             esc(c["id"].as_str().unwrap_or(""))
                         )
                     })

@@ -121,9 +121,15 @@ pub struct Options<'a> {
 }
 
 impl Options<'_> {
-    /// True when published values are compared (pins or a publication).
+    /// True when published pins are compared: a pins file, or a
+    /// publication that states at least one digest or commit (v1.1: a
+    /// write-up from which no pin could be taken leaves the verdict
+    /// unpinned).
     pub fn pinned(&self) -> bool {
-        self.pins.is_some() || self.publication.is_some()
+        self.pins.is_some()
+            || self
+                .publication
+                .is_some_and(published::publication_has_pins)
     }
 
     /// Digests whose manifests under `manifests/` must be counted (the

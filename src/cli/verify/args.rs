@@ -27,9 +27,15 @@ pub struct VerifyArgs {
     /// "Measured points" table is checked against the evidence.
     #[arg(long, value_name = "WRITEUP.md")]
     pub publication: Option<PathBuf>,
-    /// With --publication: a row that no evidence in the run supports fails
-    /// (by default it is reported as not checked, and named).
-    #[arg(long, requires = "publication")]
+    /// With --publication: every table, row or cell of the write-up that is
+    /// not checked against evidence, and every row backed only by a file
+    /// the publisher wrote for it, fails (by default each is reported and
+    /// named in the verdict).
+    #[arg(
+        long = "require-all",
+        alias = "require-all-rows",
+        requires = "publication"
+    )]
     pub require_all_rows: bool,
     /// The published pins (proofpack/pins/v1), when there is no write-up to
     /// give with --publication. Without either the verdict is "unpinned".
