@@ -29,11 +29,11 @@
 //!   match its subjects against the bytes actually read.
 
 mod entries;
-mod header;
 mod read;
 mod report;
 mod sealsig;
 mod source;
+mod tar;
 mod unpack;
 mod write;
 

@@ -1,8 +1,8 @@
 //! Writing a bundle: deterministic ustar + PAX inside one gzip member.
 //!
-//! Determinism is the whole point, so every header byte is written here from
-//! a short list of inputs (path, size, the fixed mtime) instead of by a tar
-//! library that copies file attributes. Files are streamed (never buffered
+//! Determinism is the whole point, so every header byte is written by
+//! [`super::tar`] from a short list of inputs (path, size, the fixed mtime)
+//! instead of by a tar library that copies file attributes. Files are streamed (never buffered
 //! whole) and hashed a second time while they are written; if a digest or a
 //! size differs from what the manifest pass saw, the run directory changed
 //! under us and sealing fails without leaving any output.
@@ -17,6 +17,7 @@ use flate2::{Compression, GzBuilder};
 
 use super::entries::{Paths, Refusal};
 use super::source::RatioBudget;
+use super::tar::{self, entry_tar_bytes, pad, pax_records, write_file_header, BLOCK};
 use super::{
     io_err, BundleError, Limits, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME, RATIO_BURST_BYTES,
 };
@@ -26,12 +27,6 @@ use crate::atomic::AtomicFile;
 use crate::digest::{Hasher, Sha256Digest, READ_BUFFER};
 use crate::manifest::{self, BuildOptions, Manifest};
 use crate::progress::Progress;
-
-const BLOCK: usize = 512;
-/// Largest size a ustar size field holds (11 octal digits).
-const MAX_USTAR_SIZE: u64 = 0o777_7777_7777;
-/// Name of PAX extended headers (as Python's tarfile writes it).
-const PAX_HEADER_NAME: &[u8] = b"././@PaxHeader";
 
 /// `BUNDLE.seal.dsse.json` beside `BUNDLE`.
 pub fn seal_path(bundle: &Path) -> PathBuf {
@@ -143,126 +138,6 @@ pub fn root_name_for(run_dir: &Path, name: Option<&str>) -> Result<String, Bundl
     };
     validate_root_name(&name)?;
     Ok(name)
-}
-
-/// Writes `value` as zero-padded octal filling `field` but its last byte (NUL).
-fn put_octal(field: &mut [u8], value: u64) {
-    let w = field.len() - 1;
-    let s = format!("{value:0w$o}");
-    debug_assert_eq!(s.len(), w);
-    field[..w].copy_from_slice(s.as_bytes());
-    field[w] = 0;
-}
-
-/// A ustar header block.
-fn ustar_header(name: &[u8], size: u64, mtime: u64, typeflag: u8) -> [u8; BLOCK] {
-    let mut h = [0u8; BLOCK];
-    let n = name.len().min(100);
-    h[..n].copy_from_slice(&name[..n]);
-    put_octal(&mut h[100..108], 0o644);
-    put_octal(&mut h[108..116], 0);
-    put_octal(&mut h[116..124], 0);
-    put_octal(&mut h[124..136], size);
-    put_octal(&mut h[136..148], mtime);
-    h[156] = typeflag;
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    put_octal(&mut h[329..337], 0);
-    put_octal(&mut h[337..345], 0);
-    h[148..156].fill(b' ');
-    let sum: u64 = h.iter().map(|b| *b as u64).sum();
-    let s = format!("{sum:06o}");
-    h[148..154].copy_from_slice(s.as_bytes());
-    h[154] = 0;
-    h[155] = b' ';
-    h
-}
-
-/// One PAX record `"<len> <key>=<value>\n"`, len counting itself.
-fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
-    let body = key.len() + value.len() + 3; // ' ', '=', '\n'
-    let mut len = body + 1;
-    while len != body + len.to_string().len() {
-        len = body + len.to_string().len();
-    }
-    let mut r = Vec::with_capacity(len);
-    r.extend_from_slice(len.to_string().as_bytes());
-    r.push(b' ');
-    r.extend_from_slice(key.as_bytes());
-    r.push(b'=');
-    r.extend_from_slice(value);
-    r.push(b'\n');
-    r
-}
-
-fn pad<W: Write>(w: &mut W, size: u64) -> io::Result<()> {
-    let rem = (size % BLOCK as u64) as usize;
-    if rem != 0 {
-        w.write_all(&[0u8; BLOCK][..BLOCK - rem])?;
-    }
-    Ok(())
-}
-
-/// The PAX records written before a regular file's header: `path` when the
-/// path is longer than 100 bytes or not ASCII, `size` when the size does not
-/// fit in octal; `None` when neither.
-fn pax_records(path: &str, size: u64) -> Option<Vec<u8>> {
-    let long_path = path.len() > 100 || !path.is_ascii();
-    let big = size > MAX_USTAR_SIZE;
-    if !long_path && !big {
-        return None;
-    }
-    let mut recs = Vec::new();
-    if long_path {
-        recs.extend(pax_record("path", path.as_bytes()));
-    }
-    if big {
-        recs.extend(pax_record("size", size.to_string().as_bytes()));
-    }
-    Some(recs)
-}
-
-/// Bytes `n` data bytes take in the archive, padding included.
-fn padded(n: u64) -> u64 {
-    n.div_ceil(BLOCK as u64) * BLOCK as u64
-}
-
-/// Bytes one regular file takes in the archive: headers, data, padding.
-fn entry_tar_bytes(path: &str, size: u64) -> u64 {
-    let pax = pax_records(path, size).map_or(0, |r| BLOCK as u64 + padded(r.len() as u64));
-    pax + BLOCK as u64 + padded(size)
-}
-
-/// Writes the header(s) of a regular file: a PAX header first when
-/// [`pax_records`] says so.
-fn write_file_header<W: Write>(w: &mut W, path: &str, size: u64, mtime: u64) -> io::Result<()> {
-    let long_path = path.len() > 100 || !path.is_ascii();
-    let big = size > MAX_USTAR_SIZE;
-    if let Some(recs) = pax_records(path, size) {
-        w.write_all(&ustar_header(
-            PAX_HEADER_NAME,
-            recs.len() as u64,
-            mtime,
-            b'x',
-        ))?;
-        w.write_all(&recs)?;
-        pad(w, recs.len() as u64)?;
-    }
-    let name: Vec<u8> = if long_path {
-        // For readers that ignore PAX: an ASCII stand-in, never used by us.
-        path.bytes()
-            .map(|b| if b.is_ascii() { b } else { b'_' })
-            .take(100)
-            .collect()
-    } else {
-        path.as_bytes().to_vec()
-    };
-    w.write_all(&ustar_header(
-        &name,
-        if big { 0 } else { size },
-        mtime,
-        b'0',
-    ))
 }
 
 /// A writer that hashes and counts what passes through.
@@ -643,7 +518,7 @@ fn seal_impl(
         pad(&mut gz, size).map_err(io_err(out))?;
         progress.item_done();
     }
-    gz.write_all(&[0u8; 2 * BLOCK]).map_err(io_err(out))?;
+    gz.write_all(&tar::END_OF_ARCHIVE).map_err(io_err(out))?;
     if !gz.within_ratio() {
         return Err(ratio_exceeded(
             "the archive",
@@ -701,28 +576,6 @@ fn seal_impl(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pax_record_lengths() {
-        for n in [0usize, 1, 5, 90, 91, 92, 93, 989, 990, 995, 9990] {
-            let v = vec![b'a'; n];
-            let r = pax_record("path", &v);
-            let (len, _) = std::str::from_utf8(&r).unwrap().split_once(' ').unwrap();
-            assert_eq!(len.parse::<usize>().unwrap(), r.len(), "n={n}");
-        }
-    }
-
-    #[test]
-    fn header_checksum_and_fields() {
-        let h = ustar_header(b"root/a", 1234, 0, b'0');
-        let mut c = h;
-        c[148..156].fill(b' ');
-        let sum: u64 = c.iter().map(|b| *b as u64).sum();
-        let field = std::str::from_utf8(&h[148..154]).unwrap();
-        assert_eq!(u64::from_str_radix(field, 8).unwrap(), sum);
-        assert_eq!(&h[124..136], b"00000002322\0");
-        assert_eq!(&h[100..108], b"0000644\0");
-    }
 
     fn manifest_of(files: &[(&str, u64)]) -> Manifest {
         let entries = files
