@@ -12,11 +12,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use flate2::write::GzEncoder;
-use flate2::{Compression, GzBuilder};
-
 use super::entries::{Paths, Refusal};
-use super::source::RatioBudget;
+use super::pargz::{ParGz, RatioExceeded, DEFLATE_BLOCK};
 use super::tar::{self, entry_tar_bytes, pad, pax_records, write_file_header, BLOCK};
 use super::{
     io_err, BundleError, Limits, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME, RATIO_BURST_BYTES,
@@ -140,18 +137,16 @@ pub fn root_name_for(run_dir: &Path, name: Option<&str>) -> Result<String, Bundl
     Ok(name)
 }
 
-/// A writer that hashes and counts what passes through.
+/// A writer that hashes what passes through.
 struct HashWriter<W: Write> {
     inner: W,
     hasher: Hasher,
-    written: u64,
 }
 
 impl<W: Write> Write for HashWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.hasher.update(&buf[..n]);
-        self.written += n as u64;
         Ok(n)
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -159,34 +154,27 @@ impl<W: Write> Write for HashWriter<W> {
     }
 }
 
-/// The gzip encoder, counting the tar bytes fed to it, so that the ratio
-/// limit can be checked as the reader will check it: against the compressed
-/// bytes produced so far (fewer than the reader will have read by then, so
-/// the check errs on the side of refusing).
-struct Metered<W: Write> {
-    gz: GzEncoder<HashWriter<W>>,
-    tar: u64,
-    checked: u64,
-    budget: RatioBudget,
+/// The entry whose bytes hold archive offset `offset` (for the ratio
+/// limit's message): MANIFEST, a file's path, or the end blocks.
+fn entry_at(root: &str, m: &Manifest, manifest_len: u64, offset: u64) -> String {
+    let mut end = entry_tar_bytes(&format!("{root}/{MANIFEST_NAME}"), manifest_len);
+    if offset < end {
+        return MANIFEST_NAME.to_string();
+    }
+    for e in m.entries() {
+        end += entry_tar_bytes(&format!("{root}/{}", e.path), e.size.unwrap_or(0));
+        if offset < end {
+            return e.path.clone();
+        }
+    }
+    "the end-of-archive blocks".to_string()
 }
 
-impl<W: Write> Metered<W> {
-    /// False once the tar bytes written exceed the reader's ratio allowance.
-    fn within_ratio(&mut self) -> bool {
-        let new = self.tar - self.checked;
-        self.checked = self.tar;
-        self.budget.take(self.gz.get_ref().written, new)
-    }
-}
-
-impl<W: Write> Write for Metered<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.gz.write(buf)?;
-        self.tar += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.gz.flush()
+/// Compression threads for `threads` (0: one per core).
+fn compression_threads(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     }
 }
 
@@ -434,22 +422,27 @@ fn seal_impl(
     let hw = HashWriter {
         inner: BufWriter::with_capacity(1 << 18, atomic),
         hasher: Hasher::new(),
-        written: 0,
     };
     let out_err = io_err(out);
-    let mut gz = Metered {
-        gz: GzBuilder::new()
-            .mtime(0)
-            .write(hw, Compression::new(opts.level)),
-        tar: 0,
-        checked: 0,
-        budget: RatioBudget::new(limits.max_ratio),
-    };
-    let ratio_exceeded = |path: &str, tar: u64, compressed: u64| {
+    // v1.1: deflated in independent blocks on every core (pargz.rs); the
+    // bytes do not depend on the number of threads.
+    let mut gz = ParGz::new(
+        hw,
+        opts.level,
+        compression_threads(opts.threads),
+        limits.max_ratio,
+    )
+    .map_err(io_err(out))?;
+    let manifest_len = text.len() as u64;
+    let ratio_exceeded = |r: RatioExceeded| {
+        let within = entry_at(&root, &m, manifest_len, r.tar - 1);
         beyond(
             "ratio",
             format!(
-                "{tar} archive bytes compress to {compressed} by the end of {path}: more than {RATIO_BURST_BYTES} bytes beyond {}:1",
+                "{} archive bytes (through the {} KiB deflate block holding part of {within}) against {} compressed bytes before that block: more than {RATIO_BURST_BYTES} bytes beyond {}:1",
+                r.tar,
+                DEFLATE_BLOCK >> 10,
+                r.compressed,
                 limits.max_ratio
             ),
         )
@@ -495,8 +488,8 @@ fn seal_impl(
             };
             h.update(&buf[..n]);
             gz.write_all(&buf[..n]).map_err(io_err(out))?;
-            if !gz.within_ratio() {
-                return Err(ratio_exceeded(&e.path, gz.tar, gz.gz.get_ref().written));
+            if let Some(r) = gz.ratio_exceeded() {
+                return Err(ratio_exceeded(r));
             }
             progress.advance(n as u64);
             if progress.cancelled() {
@@ -519,14 +512,10 @@ fn seal_impl(
         progress.item_done();
     }
     gz.write_all(&tar::END_OF_ARCHIVE).map_err(io_err(out))?;
-    if !gz.within_ratio() {
-        return Err(ratio_exceeded(
-            "the archive",
-            gz.tar,
-            gz.gz.get_ref().written,
-        ));
+    let (hw, ratio) = gz.finish().map_err(io_err(out))?;
+    if let Some(r) = ratio {
+        return Err(ratio_exceeded(r));
     }
-    let hw = gz.gz.finish().map_err(io_err(out))?;
     let HashWriter { inner, hasher, .. } = hw;
     let atomic = inner.into_inner().map_err(|e| out_err(e.into_error()))?;
     let (bundle_sha256, _) = hasher.finish();
