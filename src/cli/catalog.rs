@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use proofpack::catalog::{shown_value, Catalog, CatalogError, RecordSummary, StoredRecord};
-use proofpack::manifest::Manifest;
 use proofpack::report::EXIT_OK;
 use serde_json::{json, Value};
 
@@ -404,14 +403,19 @@ fn export(c: &Catalog, a: ExportArgs, ui: &Ui) -> Result<i32> {
 
 fn import(c: &Catalog, a: ImportArgs, ui: &Ui) -> Result<i32> {
     proofpack::catalog::validate_baseline_name(&a.name)?;
-    let (m, _) = Manifest::read_file(&a.file, a.manifest_format.map(Into::into))?;
     let source = std::fs::canonicalize(&a.file).unwrap_or_else(|_| a.file.clone());
-    c.put_baseline(&a.name, &m, &source.display().to_string())?;
+    // v1.1: streamed, never held whole (read whole only when it must be).
+    let m = c.import_baseline(
+        &a.name,
+        &a.file,
+        a.manifest_format.map(Into::into),
+        &source.display().to_string(),
+    )?;
     ui.note(&format!(
         "baseline catalog:{} recorded: {}, {} files",
         a.name,
-        m.digest().prefixed(),
-        m.len()
+        m.digest.prefixed(),
+        m.files
     ));
     Ok(EXIT_OK)
 }

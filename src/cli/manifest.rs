@@ -2,14 +2,18 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use proofpack::catalog::{CacheSession, Catalog};
-use proofpack::manifest::{self, BuildOptions, CheckOptions, Format, HashCache, Manifest};
-use proofpack::report::EXIT_OK;
+use proofpack::manifest::{
+    self, BuildOptions, CheckOptions, Format, HashCache, Manifest, ManifestSource,
+};
+use proofpack::report::{EXIT_FAILED, EXIT_OK};
 
+use super::streamed::StreamedReport;
 use super::{human_bytes, human_rate, Ui};
 
 /// Output/input manifest formats on the command line.
@@ -350,9 +354,10 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         anyhow::bail!("--manifest-format does not apply to {origin}: a catalog baseline is read as it was recorded");
     }
     let catalog = catalog_for_args(ui, &[&a.manifest], &a.walk, !a.sizes_only)?;
-    let m = match catalog_name(&a.manifest) {
-        Some(name) => load_baseline(catalog.as_ref(), name)?,
-        None => Manifest::read_file(&a.manifest, a.manifest_format.map(Into::into))?.0,
+    // v1.1: a manifest file is streamed (read whole only when it must be).
+    let mut source = match catalog_name(&a.manifest) {
+        Some(name) => ManifestSource::Loaded(Arc::new(load_baseline(catalog.as_ref(), name)?)),
+        None => ManifestSource::File(a.manifest.clone(), a.manifest_format.map(Into::into)),
     };
     // --sizes-only reads no content, so it has nothing to cache.
     let session = if a.sizes_only {
@@ -367,48 +372,58 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         sizes_only: a.sizes_only,
     };
     let progress = ui.bytes_progress("checking");
-    let checked = manifest::check(&a.path, &m, &origin, &opts, &progress);
+    let mut files = (0usize, 0usize);
+    let checked = manifest::with_streams(std::slice::from_mut(&mut source), |s| {
+        let mut out = StreamedReport::new(a.json);
+        let mut failed: Option<std::io::Error> = None;
+        files = (0, 0);
+        let r = manifest::check_streamed(&a.path, &mut s[0], &origin, &opts, &progress, &mut |c| {
+            files.1 += 1;
+            files.0 += usize::from(c.ok == Some(true));
+            if let Err(e) = out.push(&c, ui.check_line(&c, "file:").as_deref()) {
+                failed.get_or_insert(e);
+            }
+        });
+        r.map(|checked| (checked, out, failed))
+    });
     drop(opts);
     finish_cache(ui, session, None);
-    let mut report = checked?;
+    let (checked, mut out, failed) = checked?;
+    if let Some(e) = failed {
+        return Err(anyhow::Error::new(e).context("writing the report to a temporary file"));
+    }
     // v1.1: the launch check reads every shard's header (structure, pinned
     // header digest); the data stays unread.
+    let mut shard_failed = 0;
     let shards = if a.sizes_only && !a.no_structure {
-        let structure = manifest::structure_check(&a.path, &m);
-        let n = structure
-            .checks
-            .iter()
-            .filter(|c| c.id.starts_with("shard.read:"))
-            .count();
-        report.extend(structure);
+        let structure = manifest::structure_check_shards(&a.path, checked.shards);
+        let mut n = 0;
+        for c in &structure.checks {
+            n += usize::from(c.id.starts_with("shard.read:"));
+            shard_failed += usize::from(c.failed());
+            out.push(c, ui.check_line(c, "file:").as_deref())
+                .context("writing the report to a temporary file")?;
+        }
         Some(n)
     } else {
         None
     };
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        ui.print_checks(&report, "file:");
-    }
-    let files = report.checks.iter().filter(|c| c.id.starts_with("file:"));
-    let (files_ok, files_all) = files.fold((0, 0), |(ok, all), c| {
-        (ok + usize::from(c.ok == Some(true)), all + 1)
-    });
+    let ok = out.ok();
+    let target = format!("{} against {}", a.path.display(), origin);
+    out.finish(&target, None, &mut std::io::stdout().lock())
+        .context("writing to stdout")?;
+    let (files_ok, files_all) = files;
     let secs = t.elapsed().as_secs_f64();
     let what = match shards {
         Some(n) => format!("sizes and the headers of {n} safetensors shards"),
         None if a.sizes_only => "sizes".to_string(),
         None => "contents".to_string(),
     };
-    if report.ok {
+    if ok {
         ui.note(&format!(
             "check: OK, {files_ok} files match {origin} ({what}, {secs:.2} s)"
         ));
     } else {
-        let shard_failed = report
-            .failures()
-            .filter(|c| c.id.starts_with("shard."))
-            .count();
         let shard_note = if shard_failed > 0 {
             format!(", {shard_failed} shard checks failed")
         } else {
@@ -419,7 +434,26 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             files_all - files_ok
         ));
     }
-    Ok(report.exit_code())
+    Ok(if ok { EXIT_OK } else { EXIT_FAILED })
+}
+
+/// One side of `diff`: a directory is hashed (with the cache), `catalog:NAME`
+/// is a recorded baseline (both in memory), a manifest file is streamed.
+fn diff_side(
+    p: &Path,
+    walk: &WalkArgs,
+    ui: &Ui,
+    catalog: Option<&Catalog>,
+) -> Result<ManifestSource> {
+    let is_file = catalog_name(p).is_none()
+        && !std::fs::metadata(p)
+            .with_context(|| format!("cannot read {}", p.display()))?
+            .is_dir();
+    Ok(if is_file {
+        ManifestSource::File(p.to_path_buf(), None)
+    } else {
+        ManifestSource::Loaded(Arc::new(load_side(p, walk, ui, catalog)?))
+    })
 }
 
 pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
@@ -427,38 +461,48 @@ pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
         .iter()
         .any(|p| catalog_name(p).is_none() && p.is_dir());
     let catalog = catalog_for_args(ui, &[&a.old, &a.new], &a.walk, hashes)?;
-    let old = load_side(&a.old, &a.walk, ui, catalog.as_ref())?;
-    let new = load_side(&a.new, &a.walk, ui, catalog.as_ref())?;
-    let d = manifest::diff(&old, &new);
-    let target = format!("{} -> {}", a.old.display(), a.new.display());
-    let report = d.to_report(&target, &old, &new);
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        for c in report
-            .checks
-            .iter()
-            .filter(|c| c.failed() && c.id.starts_with("diff:"))
-        {
-            println!("{}: {}", c.detail, &c.id["diff:".len()..]);
-        }
+    let mut sources = [
+        diff_side(&a.old, &a.walk, ui, catalog.as_ref())?,
+        diff_side(&a.new, &a.walk, ui, catalog.as_ref())?,
+    ];
+    let (done, out, failed) = manifest::with_streams(&mut sources, |s| {
+        let (old, new) = s.split_at_mut(1);
+        let mut out = StreamedReport::new(a.json);
+        let mut failed: Option<std::io::Error> = None;
+        let r = manifest::diff_streamed(&mut old[0], &mut new[0], &mut |row| {
+            let c = row.check();
+            let line = format!("{}: {}", c.detail, &c.id["diff:".len()..]);
+            if let Err(e) = out.push(&c, Some(&line)) {
+                failed.get_or_insert(e);
+            }
+        });
+        r.map(|d| (d, out, failed))
+    })?;
+    if let Some(e) = failed {
+        return Err(anyhow::Error::new(e).context("writing the report to a temporary file"));
     }
-    if d.is_empty() {
+    let c = done.counts;
+    let first = c.digest_check(&done.old.digest, &done.new.digest);
+    let target = format!("{} -> {}", a.old.display(), a.new.display());
+    let ok = out.ok() && !first.failed();
+    out.finish(&target, Some((first, None)), &mut std::io::stdout().lock())
+        .context("writing to stdout")?;
+    if c.is_empty() {
         ui.note(&format!(
             "diff: no drift, {} files, {}",
-            d.unchanged,
-            new.digest().prefixed()
+            c.unchanged,
+            done.new.digest.prefixed()
         ));
     } else {
         ui.note(&format!(
             "diff: DRIFT, {} added, {} removed, {} changed, {} unchanged ({} -> {})",
-            d.added.len(),
-            d.removed.len(),
-            d.changed.len(),
-            d.unchanged,
-            old.digest().prefixed(),
-            new.digest().prefixed()
+            c.added,
+            c.removed,
+            c.changed,
+            c.unchanged,
+            done.old.digest.prefixed(),
+            done.new.digest.prefixed()
         ));
     }
-    Ok(report.exit_code())
+    Ok(if ok { EXIT_OK } else { EXIT_FAILED })
 }
