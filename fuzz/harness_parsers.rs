@@ -14,6 +14,7 @@ use proofpack::manifest::{Format, Manifest};
 /// Manifest parsing: never panics; whatever parses round-trips through
 /// every format to the same digest, and its canonical text is strict-canonical.
 pub fn manifest(data: &[u8]) {
+    manifest_stream(data);
     if let Ok((m, _)) = Manifest::parse(data, None, "fuzz") {
         let canonical = m.canonical_text();
         let strict = Manifest::parse_canonical_strict(canonical.as_bytes(), "fuzz")
@@ -28,6 +29,31 @@ pub fn manifest(data: &[u8]) {
     if let Ok(m) = Manifest::parse_canonical_strict(data, "fuzz") {
         assert_eq!(m.canonical_text().as_bytes(), data);
     }
+}
+
+/// v1.1: the streaming reader (check, diff, catalog import) agrees with the
+/// parser: the same entries, header digests and digest, or it gives up
+/// (and the caller reads whole); it never accepts what the parser refuses.
+fn manifest_stream(data: &[u8]) {
+    use proofpack::manifest::{EntryStream, ReadWhole};
+    let run = || -> Result<_, ReadWhole> {
+        let mut s = EntryStream::from_reader(std::io::Cursor::new(data.to_vec()), None)?;
+        let mut v = Vec::new();
+        while let Some(e) = s.next_entry()? {
+            v.push(e);
+        }
+        Ok((v, s.finish()?))
+    };
+    let Ok((entries, totals)) = run() else {
+        return;
+    };
+    let (m, _) = Manifest::parse(data, None, "fuzz").expect("the parser reads what streams");
+    assert_eq!(entries.len(), m.len());
+    for (s, e) in entries.iter().zip(m.entries()) {
+        assert_eq!(&s.entry, e);
+        assert_eq!(s.header_sha256, m.header_sha256(&e.path));
+    }
+    assert_eq!(totals.digest, m.digest());
 }
 
 fn trust() -> TrustStore {

@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# Rerunnable benchmark for bundles (issue 4; results in docs/performance.md).
-# In one run, on warm page cache, over the same generated run directory
-# (~200 MiB of realistic evidence: JSON Lines client records and router
-# journals, JSON reports), it times:
-#   seal:   proofpack seal
+# Rerunnable benchmark for bundles (issues 4 and 23; results in
+# docs/performance.md). In one run, on warm page cache, over the same
+# generated run directory (realistic evidence: JSON Lines client records and
+# router journals, JSON reports), it times:
+#   seal:   proofpack seal (v1.1: deflate in 128 KiB blocks on every core)
 #           vs  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - | gzip -n -6
+#           (and pigz -6 -n if installed, the same block scheme in C)
 #   verify: proofpack verify --structure-only BUNDLE (streaming, no extraction)
 #           vs  gzip -dc BUNDLE | tar -x, then sha256sum -c (the MANIFEST as sha256sum lines)
 # and reports compressed sizes, ratios and the peak RSS of proofpack (GNU time,
-# else getrusage), on the full run, on a run one tenth its size, and on that
-# tenth plus one large file making up the full size (same bytes as the full
-# run, a tenth of the entries: memory must follow entries, not bytes). Each
-# command runs REPS times (default 3), best wall time reported.
+# else getrusage). Each command runs REPS times (default 3), best wall time
+# reported. Two modes:
+#   default: the full run (BENCH_MIB, default 200 MiB), a run one tenth its
+#     size, and that tenth plus one large file making up the full size (same
+#     bytes as the full run, a tenth of the entries: memory must follow
+#     entries, not bytes);
+#   --scale: runs of 13 MB, 130 MB and 1.3 GB (SCALE_MB="13 130 1300"), the
+#     scaling rows of docs/performance.md; the generated runs are removed at
+#     the end (about 3 GB of disk while it runs).
 #
-# Usage: scripts/bench-bundle.sh [DATA_DIR]   (default target/bench-bundle)
-# Needs ~1 GiB of disk.
+# Usage: scripts/bench-bundle.sh [--scale] [DATA_DIR]   (default target/bench-bundle)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scale=
+if [[ ${1:-} == --scale ]]; then scale=1; shift; fi
 data=${1:-target/bench-bundle}
 reps=${REPS:-3}
 mib=${BENCH_MIB:-200}
@@ -25,12 +32,11 @@ pp=$PWD/target/release/proofpack
 mkdir -p "$data"
 data=$(cd "$data" && pwd)
 
-gen() { # gen DIR MIB
+gen() { # gen DIR BYTES
   python3 - "$1" "$2" <<'PY'
 import json, os, random, sys
-root, mib = sys.argv[1], int(sys.argv[2])
+root, target = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(20260923)
-target = mib << 20
 os.makedirs(root, exist_ok=True)
 written = 0
 def put(rel, data):
@@ -83,10 +89,16 @@ print(f"{root}: {written / 2**20:.1f} MiB in {n + 1 + 2 * len(points)} files", f
 PY
 }
 
-if [[ ! -f "$data/.ready-$mib" ]]; then
+if [[ -n $scale ]]; then
+  runs=()
+  for mb in ${SCALE_MB:-13 130 1300}; do
+    runs+=("scale-${mb}MB")
+    [[ -d "$data/scale-${mb}MB" ]] || gen "$data/scale-${mb}MB" $((mb * 1000000))
+  done
+elif [[ ! -f "$data/.ready-$mib" ]]; then
   rm -rf "$data/run-full" "$data/run-tenth" "$data/run-fat"
-  gen "$data/run-full" "$mib"
-  gen "$data/run-tenth" $((mib / 10))
+  gen "$data/run-full" $((mib << 20))
+  gen "$data/run-tenth" $(((mib << 20) / 10))
   # Same entries as run-tenth plus one file holding the rest of the bytes:
   # as many bytes as run-full, a tenth of its entries (memory vs bytes).
   cp -r "$data/run-tenth" "$data/run-fat"
@@ -94,6 +106,7 @@ if [[ ! -f "$data/.ready-$mib" ]]; then
   cat "$data"/run-full/benchmark/*/*.jsonl | head -c $(( (mib - mib / 10) << 20 )) > "$data/run-fat/benchmark/fat/client.jsonl"
   touch "$data/.ready-$mib"
 fi
+[[ -n $scale ]] || runs=(run-full run-tenth run-fat)
 
 # best-of-N wall time: best SETUP CMD (SETUP untimed)
 best() {
@@ -122,9 +135,11 @@ ratio() { python3 -c "print(f'{$1/$2:.3f}')"; }
 
 out=$data/out
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-echo "tools: $($pp --version), $(tar --version | head -1), $(gzip --version | head -1), $(sha256sum --version | head -1)"
+pigz=$(command -v pigz || true)
+echo "tools: $($pp --version), $(tar --version | head -1), $(gzip --version | head -1), $(sha256sum --version | head -1)${pigz:+, $(pigz --version 2>&1)}"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the run"
 echo "reps: best of $reps, warm cache; ratio = GNU time / proofpack time (>1: proofpack faster)"
-for run in run-full run-tenth run-fat; do
+for run in "${runs[@]}"; do
   src=$data/$run
   cat $(find "$src" -type f) > /dev/null
   rm -rf "$out"; mkdir -p "$out"
@@ -136,6 +151,12 @@ for run in run-full run-tenth run-fat; do
   t_seal=$(best "rm -f $out/pp.tgz*" "$pp seal -q $src -o $out/pp.tgz")
   t_gseal=$(best "rm -f $out/gnu.tgz" "tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - -C $data $run | gzip -n -6 > $out/gnu.tgz")
   s_pp=$(stat -c %s "$out/pp.tgz"); s_gnu=$(stat -c %s "$out/gnu.tgz")
+  # The bytes do not depend on the thread count: one thread must give them too.
+  $pp seal -q --threads 1 "$src" -o "$out/one.tgz"
+  cmp -s "$out/pp.tgz" "$out/one.tgz" || { echo "seal --threads 1 gave other bytes" >&2; exit 1; }
+  if [[ -n $pigz ]]; then
+    t_pigz=$(best "rm -f $out/pigz.tgz" "tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - -C $data $run | pigz -n -6 > $out/pigz.tgz")
+  fi
   # verify: GNU side extracts then checks MANIFEST as sha256sum lines (prepared untimed)
   root=$(tar -tzf "$out/pp.tgz" | sed -n 1p | cut -d/ -f1)
   tar -xzf "$out/pp.tgz" -O "$root/MANIFEST" | python3 -c "
@@ -149,9 +170,12 @@ for l in sys.stdin.read().splitlines():
   printf '%-44s %9s %9s\n' "step" "seconds" "ratio"
   printf '%-44s %9s %9s\n' "proofpack seal (level 6)" "$t_seal" "1.000"
   printf '%-44s %9s %9s\n' "tar --sort=name ... | gzip -n -6" "$t_gseal" "$(ratio "$t_gseal" "$t_seal")"
+  [[ -z $pigz ]] || printf '%-44s %9s %9s\n' "tar --sort=name ... | pigz -n -6" "$t_pigz" "$(ratio "$t_pigz" "$t_seal")"
+  echo "seal time / GNU time = $(ratio "$t_seal" "$t_gseal") (issue 23 target: at most 0.45 on 2 cores)"
   printf '%-44s %9s %9s\n' "proofpack verify" "$t_ver" "1.000"
   printf '%-44s %9s %9s\n' "gzip -dc | tar -x; sha256sum -c" "$t_gver" "$(ratio "$t_gver" "$t_ver")"
   echo "compressed: proofpack $s_pp bytes, GNU $s_gnu bytes, proofpack/GNU = $(ratio "$s_pp" "$s_gnu")"
   echo "peak RSS: seal ${rss_seal} MiB, verify ${rss_ver} MiB"
 done
 rm -rf "$out"
+if [[ -n $scale ]]; then for run in "${runs[@]}"; do rm -rf "${data:?}/$run"; done; fi

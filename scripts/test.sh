@@ -4,7 +4,8 @@
 # - Debian packages of the commands the tests run, with apt-get, when a
 #   command is missing: chromium (the HTML report is checked in a real
 #   browser), node and npm, man (man-db), script (util-linux), GNU tar,
-#   openssl, /usr/bin/time, python3 with venv;
+#   openssl, /usr/bin/time, python3 with venv, bsdtar (libarchive-tools: a
+#   third reader of every sealed bundle);
 # - the pinned Python peers of the interop tests, in a virtualenv under
 #   target/pyenv (once per requirements file);
 # - the pinned playwright-core that drives chromium, with npm, under
@@ -13,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # command -> Debian package providing it
 need=(chromium:chromium node:nodejs npm:npm man:man-db script:util-linux tar:tar
-      openssl:openssl /usr/bin/time:time python3:python3 mkfifo:coreutils)
+      openssl:openssl /usr/bin/time:time python3:python3 mkfifo:coreutils
+      bsdtar:libarchive-tools)
 missing=()
 for pair in "${need[@]}"; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")

@@ -10,7 +10,9 @@
 //!   comes first, then the files in manifest order, with normalised headers
 //!   (mode 0644, owner 0, empty user and group names, one fixed mtime), PAX
 //!   records only where a ustar field cannot hold the value, and a gzip
-//!   header without time or name. The same tree sealed twice, on any machine,
+//!   header without time or name; the deflate data is written in fixed
+//!   blocks on every core (pargz.rs, v1.1), whose bytes do not depend on
+//!   the number of threads. The same tree sealed twice, on any machine,
 //!   under any umask, gives the same bytes, so the published digest can be
 //!   recomputed by anyone holding the files.
 //! * [`verify_bundle`] reads the gzip stream once. Every entry is hashed as it
@@ -29,11 +31,12 @@
 //!   match its subjects against the bytes actually read.
 
 mod entries;
-mod header;
+mod pargz;
 mod read;
 mod report;
 mod sealsig;
 mod source;
+mod tar;
 mod unpack;
 mod write;
 
@@ -153,7 +156,8 @@ pub struct SealOptions {
     /// mtime written into every header (`SOURCE_DATE_EPOCH`, else 0; see
     /// [`source_date_epoch`]).
     pub mtime: u64,
-    /// Hashing threads; 0 means one per core.
+    /// Hashing and compression threads; 0 means one per core. The bytes
+    /// written do not depend on it.
     pub threads: usize,
     /// An unsigned seal may remove a seal left beside the output by an
     /// earlier signed seal (`seal --force`); without it, it refuses.

@@ -2,25 +2,25 @@
 //!
 //! [`Parser`] reads the tar stream from a [`Source`] (the decompressed,
 //! hashed, limited input of source.rs) header by header: headers are decoded
-//! by header.rs (which refuses whatever other tar readers would read
+//! by the tar module (which refuses whatever other tar readers would read
 //! differently), paths and types judged by the rules of entries.rs, regular
 //! files hashed as they stream past (and handed to a [`Sink`]: a visitor, or
 //! `unpack`'s writer), MANIFEST parsed when it arrives. Everything found is
-//! collected in a [`Walk`]; report.rs turns it into the report. Nothing is
-//! ever written here.
+//! collected in a [`Walk`], which report.rs defines and turns into the
+//! report. Nothing is ever written here.
 //!
 //! After the two end-of-archive blocks the rest of the decompressed stream
 //! must be zeros, the gzip member must end, and the file must end with it:
 //! bytes after the member (a second member or anything else) are rejected.
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use super::entries::{classify_path, kind_name, type_name, EntryChecks, Paths, Refusal, RootDir};
-use super::header::{self, shown, Header, PaxInfo, BLOCK};
+use super::entries::{classify_path, kind_name, type_name, Paths, Refusal};
+use super::report::{SeenFile, Walk};
 use super::source::{EntryReader, Source};
+use super::tar::{self, field, shown, typeflag, Header, PaxInfo, BLOCK};
 use super::{
     entry_check_id, io_err, BundleError, BundleVerification, EntryVisitor, Limits,
     ECHOED_PATH_BYTES, MANIFEST_NAME, MAX_REPORTED_ENTRY_FAILURES,
@@ -86,43 +86,6 @@ fn named(name: &[u8]) -> String {
     } else {
         format!(" ({})", shown(name, 200))
     }
-}
-
-/// One regular file seen in the archive.
-pub(crate) struct SeenFile {
-    pub rel: String,
-    pub sha256: Sha256Digest,
-    pub size: u64,
-    pub problem: Option<String>,
-}
-
-/// The tar-level verdict and everything collected.
-#[derive(Default)]
-pub(crate) struct Walk {
-    pub tar_problem: Option<String>,
-    /// The end-of-archive blocks were seen.
-    pub eoa: bool,
-    pub nonzero_after_eoa: u64,
-    pub root: RootDir,
-    pub manifest: Option<Manifest>,
-    pub manifest_problem: Option<String>,
-    pub manifest_seen: bool,
-    pub files: Vec<SeenFile>,
-    pub entries: EntryChecks,
-    /// Listed paths that appeared as unsafe or non-file entries (so they are
-    /// not also reported missing).
-    pub shadowed: HashSet<String>,
-    pub path_limit_fails: u64,
-    pub entry_count: u64,
-    pub max_entry: u64,
-    pub max_path: usize,
-    pub max_pax: u64,
-    pub limit_stop: Option<(&'static str, String)>,
-    pub fatal: Option<BundleError>,
-    /// Rejected entries reported with a check of their own (at most
-    /// [`MAX_REPORTED_ENTRY_FAILURES`]), and those only counted.
-    pub reported_rejections: usize,
-    pub unreported_rejections: u64,
 }
 
 /// Whether reading goes on after a header.
@@ -207,15 +170,15 @@ impl Parser<'_> {
             } else if h.iter().all(|b| *b == 0) {
                 self.end_of_archive(src, &pending)
             } else {
-                match header::decode(&h) {
+                match tar::decode(&h) {
                     Err(why) => self.fail(format!(
                         "header at offset {off}{}: {why}",
-                        named(header::cstr(&h[..100]))
+                        named(tar::cstr(&h[field::NAME]))
                     )),
-                    Ok(hd) if hd.typeflag == b'K' => self.fail(format!(
+                    Ok(hd) if hd.typeflag == typeflag::GNU_LONG_LINK => self.fail(format!(
                         "GNU long link name ('K') header at offset {off}: links are not allowed in a bundle, and readers disagree on which entry a stray one applies to"
                     )),
-                    Ok(hd) if matches!(hd.typeflag, b'x' | b'L') => {
+                    Ok(hd) if matches!(hd.typeflag, typeflag::PAX | typeflag::GNU_LONG_NAME) => {
                         self.extension(src, off, &hd, &mut pending)
                     }
                     Ok(hd) => self.entry(src, off, hd, std::mem::take(&mut pending)),
@@ -265,7 +228,7 @@ impl Parser<'_> {
                 "pax_record_bytes",
                 format!(
                     "a {} record of {hsize} bytes exceeds the {}-byte limit; raise --max-pax-record-bytes if this is expected",
-                    if t == b'x' { "PAX" } else { "GNU long-name" },
+                    if t == typeflag::PAX { "PAX" } else { "GNU long-name" },
                     self.limits.max_pax_record_bytes
                 ),
             );
@@ -295,15 +258,15 @@ impl Parser<'_> {
                 )
             });
         }
-        if t == b'x' {
-            match header::parse_pax(&data) {
+        if t == typeflag::PAX {
+            match tar::parse_pax(&data) {
                 Ok(info) => pending.pax = Some(info),
                 Err(why) => {
                     return self.fail(format!("malformed PAX header at offset {off}: {why}"))
                 }
             }
         } else {
-            match header::parse_long_name(&data) {
+            match tar::parse_long_name(&data) {
                 Ok(name) => pending.long_name = Some(name),
                 Err(why) => {
                     return self.fail(format!(
@@ -338,7 +301,7 @@ impl Parser<'_> {
         let Pending { pax, long_name } = pending;
         let pax = pax.unwrap_or_default();
         let raw_path: Vec<u8> = pax.path.or(long_name).unwrap_or(hd.name);
-        let regular_type = matches!(t, b'0' | 0);
+        let regular_type = matches!(t, typeflag::REGULAR | typeflag::REGULAR_OLD);
         let size = match pax.size {
             Some(_) if !regular_type => {
                 return self.fail(format!(
@@ -364,7 +327,7 @@ impl Parser<'_> {
             ));
         }
         let is_file = regular_type && !pax.sparse;
-        let is_dir = t == b'5';
+        let is_dir = t == typeflag::DIRECTORY;
         if size > self.limits.max_entry_bytes {
             return self.limit(
                 "entry_bytes",

@@ -7,14 +7,52 @@
 
 use std::collections::HashSet;
 
-use super::entries::EntryChecks;
-use super::read::Walk;
+use super::entries::{EntryChecks, RootDir};
 use super::source::StreamEnd;
 use super::{
-    entry_check_id, limit_check_id, BundleVerification, Limits, MAX_REPORTED_ENTRY_FAILURES,
-    RATIO_BURST_BYTES, TRAILING_READ_LIMIT,
+    entry_check_id, limit_check_id, BundleError, BundleVerification, Limits,
+    MAX_REPORTED_ENTRY_FAILURES, RATIO_BURST_BYTES, TRAILING_READ_LIMIT,
 };
+use crate::digest::Sha256Digest;
+use crate::manifest::Manifest;
 use crate::report::{Check, Report};
+
+/// One regular file seen in the archive.
+pub(crate) struct SeenFile {
+    pub rel: String,
+    pub sha256: Sha256Digest,
+    pub size: u64,
+    pub problem: Option<String>,
+}
+
+/// The tar-level verdict and everything collected.
+#[derive(Default)]
+pub(crate) struct Walk {
+    pub tar_problem: Option<String>,
+    /// The end-of-archive blocks were seen.
+    pub eoa: bool,
+    pub nonzero_after_eoa: u64,
+    pub root: RootDir,
+    pub manifest: Option<Manifest>,
+    pub manifest_problem: Option<String>,
+    pub manifest_seen: bool,
+    pub files: Vec<SeenFile>,
+    pub entries: EntryChecks,
+    /// Listed paths that appeared as unsafe or non-file entries (so they are
+    /// not also reported missing).
+    pub shadowed: HashSet<String>,
+    pub path_limit_fails: u64,
+    pub entry_count: u64,
+    pub max_entry: u64,
+    pub max_path: usize,
+    pub max_pax: u64,
+    pub limit_stop: Option<(&'static str, String)>,
+    pub fatal: Option<BundleError>,
+    /// Rejected entries reported with a check of their own (at most
+    /// [`MAX_REPORTED_ENTRY_FAILURES`]), and those only counted.
+    pub reported_rejections: usize,
+    pub unreported_rejections: u64,
+}
 
 /// The report and outcome of one verification.
 pub(crate) fn assemble(

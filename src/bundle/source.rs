@@ -15,7 +15,7 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use flate2::bufread::GzDecoder;
 
-use super::header::BLOCK;
+use super::tar::BLOCK;
 use super::{Limits, RATIO_BURST_BYTES, TRAILING_READ_LIMIT};
 use crate::digest::{Hasher, Sha256Digest};
 use crate::progress::Progress;
@@ -144,7 +144,12 @@ pub(crate) struct RatioBudget {
 
 impl RatioBudget {
     pub(crate) fn new(rate: u64) -> Self {
-        let burst = RATIO_BURST_BYTES as i128;
+        Self::with_burst(rate, RATIO_BURST_BYTES)
+    }
+
+    /// A bucket with another burst (tests at small sizes).
+    pub(crate) fn with_burst(rate: u64, burst: u64) -> Self {
+        let burst = burst as i128;
         RatioBudget {
             rate,
             burst,

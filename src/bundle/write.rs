@@ -1,8 +1,8 @@
 //! Writing a bundle: deterministic ustar + PAX inside one gzip member.
 //!
-//! Determinism is the whole point, so every header byte is written here from
-//! a short list of inputs (path, size, the fixed mtime) instead of by a tar
-//! library that copies file attributes. Files are streamed (never buffered
+//! Determinism is the whole point, so every header byte is written by
+//! [`super::tar`] from a short list of inputs (path, size, the fixed mtime)
+//! instead of by a tar library that copies file attributes. Files are streamed (never buffered
 //! whole) and hashed a second time while they are written; if a digest or a
 //! size differs from what the manifest pass saw, the run directory changed
 //! under us and sealing fails without leaving any output.
@@ -12,11 +12,9 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use flate2::write::GzEncoder;
-use flate2::{Compression, GzBuilder};
-
 use super::entries::{Paths, Refusal};
-use super::source::RatioBudget;
+use super::pargz::{ParGz, RatioExceeded, DEFLATE_BLOCK};
+use super::tar::{self, entry_tar_bytes, pad, pax_records, write_file_header, BLOCK};
 use super::{
     io_err, BundleError, Limits, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME, RATIO_BURST_BYTES,
 };
@@ -26,12 +24,6 @@ use crate::atomic::AtomicFile;
 use crate::digest::{Hasher, Sha256Digest, READ_BUFFER};
 use crate::manifest::{self, BuildOptions, Manifest};
 use crate::progress::Progress;
-
-const BLOCK: usize = 512;
-/// Largest size a ustar size field holds (11 octal digits).
-const MAX_USTAR_SIZE: u64 = 0o777_7777_7777;
-/// Name of PAX extended headers (as Python's tarfile writes it).
-const PAX_HEADER_NAME: &[u8] = b"././@PaxHeader";
 
 /// `BUNDLE.seal.dsse.json` beside `BUNDLE`.
 pub fn seal_path(bundle: &Path) -> PathBuf {
@@ -150,138 +142,16 @@ pub fn root_name_for(run_dir: &Path, name: Option<&str>) -> Result<String, Bundl
     Ok(name)
 }
 
-/// Writes `value` as zero-padded octal filling `field` but its last byte (NUL).
-fn put_octal(field: &mut [u8], value: u64) {
-    let w = field.len() - 1;
-    let s = format!("{value:0w$o}");
-    debug_assert_eq!(s.len(), w);
-    field[..w].copy_from_slice(s.as_bytes());
-    field[w] = 0;
-}
-
-/// A ustar header block.
-fn ustar_header(name: &[u8], size: u64, mtime: u64, typeflag: u8) -> [u8; BLOCK] {
-    let mut h = [0u8; BLOCK];
-    let n = name.len().min(100);
-    h[..n].copy_from_slice(&name[..n]);
-    put_octal(&mut h[100..108], 0o644);
-    put_octal(&mut h[108..116], 0);
-    put_octal(&mut h[116..124], 0);
-    put_octal(&mut h[124..136], size);
-    put_octal(&mut h[136..148], mtime);
-    h[156] = typeflag;
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    put_octal(&mut h[329..337], 0);
-    put_octal(&mut h[337..345], 0);
-    h[148..156].fill(b' ');
-    let sum: u64 = h.iter().map(|b| *b as u64).sum();
-    let s = format!("{sum:06o}");
-    h[148..154].copy_from_slice(s.as_bytes());
-    h[154] = 0;
-    h[155] = b' ';
-    h
-}
-
-/// One PAX record `"<len> <key>=<value>\n"`, len counting itself.
-fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
-    let body = key.len() + value.len() + 3; // ' ', '=', '\n'
-    let mut len = body + 1;
-    while len != body + len.to_string().len() {
-        len = body + len.to_string().len();
-    }
-    let mut r = Vec::with_capacity(len);
-    r.extend_from_slice(len.to_string().as_bytes());
-    r.push(b' ');
-    r.extend_from_slice(key.as_bytes());
-    r.push(b'=');
-    r.extend_from_slice(value);
-    r.push(b'\n');
-    r
-}
-
-fn pad<W: Write>(w: &mut W, size: u64) -> io::Result<()> {
-    let rem = (size % BLOCK as u64) as usize;
-    if rem != 0 {
-        w.write_all(&[0u8; BLOCK][..BLOCK - rem])?;
-    }
-    Ok(())
-}
-
-/// The PAX records written before a regular file's header: `path` when the
-/// path is longer than 100 bytes or not ASCII, `size` when the size does not
-/// fit in octal; `None` when neither.
-fn pax_records(path: &str, size: u64) -> Option<Vec<u8>> {
-    let long_path = path.len() > 100 || !path.is_ascii();
-    let big = size > MAX_USTAR_SIZE;
-    if !long_path && !big {
-        return None;
-    }
-    let mut recs = Vec::new();
-    if long_path {
-        recs.extend(pax_record("path", path.as_bytes()));
-    }
-    if big {
-        recs.extend(pax_record("size", size.to_string().as_bytes()));
-    }
-    Some(recs)
-}
-
-/// Bytes `n` data bytes take in the archive, padding included.
-fn padded(n: u64) -> u64 {
-    n.div_ceil(BLOCK as u64) * BLOCK as u64
-}
-
-/// Bytes one regular file takes in the archive: headers, data, padding.
-fn entry_tar_bytes(path: &str, size: u64) -> u64 {
-    let pax = pax_records(path, size).map_or(0, |r| BLOCK as u64 + padded(r.len() as u64));
-    pax + BLOCK as u64 + padded(size)
-}
-
-/// Writes the header(s) of a regular file: a PAX header first when
-/// [`pax_records`] says so.
-fn write_file_header<W: Write>(w: &mut W, path: &str, size: u64, mtime: u64) -> io::Result<()> {
-    let long_path = path.len() > 100 || !path.is_ascii();
-    let big = size > MAX_USTAR_SIZE;
-    if let Some(recs) = pax_records(path, size) {
-        w.write_all(&ustar_header(
-            PAX_HEADER_NAME,
-            recs.len() as u64,
-            mtime,
-            b'x',
-        ))?;
-        w.write_all(&recs)?;
-        pad(w, recs.len() as u64)?;
-    }
-    let name: Vec<u8> = if long_path {
-        // For readers that ignore PAX: an ASCII stand-in, never used by us.
-        path.bytes()
-            .map(|b| if b.is_ascii() { b } else { b'_' })
-            .take(100)
-            .collect()
-    } else {
-        path.as_bytes().to_vec()
-    };
-    w.write_all(&ustar_header(
-        &name,
-        if big { 0 } else { size },
-        mtime,
-        b'0',
-    ))
-}
-
-/// A writer that hashes and counts what passes through.
+/// A writer that hashes what passes through.
 struct HashWriter<W: Write> {
     inner: W,
     hasher: Hasher,
-    written: u64,
 }
 
 impl<W: Write> Write for HashWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.hasher.update(&buf[..n]);
-        self.written += n as u64;
         Ok(n)
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -289,34 +159,27 @@ impl<W: Write> Write for HashWriter<W> {
     }
 }
 
-/// The gzip encoder, counting the tar bytes fed to it, so that the ratio
-/// limit can be checked as the reader will check it: against the compressed
-/// bytes produced so far (fewer than the reader will have read by then, so
-/// the check errs on the side of refusing).
-struct Metered<W: Write> {
-    gz: GzEncoder<HashWriter<W>>,
-    tar: u64,
-    checked: u64,
-    budget: RatioBudget,
+/// The entry whose bytes hold archive offset `offset` (for the ratio
+/// limit's message): MANIFEST, a file's path, or the end blocks.
+fn entry_at(root: &str, m: &Manifest, manifest_len: u64, offset: u64) -> String {
+    let mut end = entry_tar_bytes(&format!("{root}/{MANIFEST_NAME}"), manifest_len);
+    if offset < end {
+        return MANIFEST_NAME.to_string();
+    }
+    for e in m.entries() {
+        end += entry_tar_bytes(&format!("{root}/{}", e.path), e.size.unwrap_or(0));
+        if offset < end {
+            return e.path.clone();
+        }
+    }
+    "the end-of-archive blocks".to_string()
 }
 
-impl<W: Write> Metered<W> {
-    /// False once the tar bytes written exceed the reader's ratio allowance.
-    fn within_ratio(&mut self) -> bool {
-        let new = self.tar - self.checked;
-        self.checked = self.tar;
-        self.budget.take(self.gz.get_ref().written, new)
-    }
-}
-
-impl<W: Write> Write for Metered<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.gz.write(buf)?;
-        self.tar += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.gz.flush()
+/// Compression threads for `threads` (0: one per core).
+fn compression_threads(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     }
 }
 
@@ -564,22 +427,27 @@ fn seal_impl(
     let hw = HashWriter {
         inner: BufWriter::with_capacity(1 << 18, atomic),
         hasher: Hasher::new(),
-        written: 0,
     };
     let out_err = io_err(out);
-    let mut gz = Metered {
-        gz: GzBuilder::new()
-            .mtime(0)
-            .write(hw, Compression::new(opts.level)),
-        tar: 0,
-        checked: 0,
-        budget: RatioBudget::new(limits.max_ratio),
-    };
-    let ratio_exceeded = |path: &str, tar: u64, compressed: u64| {
+    // v1.1: deflated in independent blocks on every core (pargz.rs); the
+    // bytes do not depend on the number of threads.
+    let mut gz = ParGz::new(
+        hw,
+        opts.level,
+        compression_threads(opts.threads),
+        limits.max_ratio,
+    )
+    .map_err(io_err(out))?;
+    let manifest_len = text.len() as u64;
+    let ratio_exceeded = |r: RatioExceeded| {
+        let within = entry_at(&root, &m, manifest_len, r.tar - 1);
         beyond(
             "ratio",
             format!(
-                "{tar} archive bytes compress to {compressed} by the end of {path}: more than {RATIO_BURST_BYTES} bytes beyond {}:1",
+                "{} archive bytes (through the {} KiB deflate block holding part of {within}) against {} compressed bytes before that block: more than {RATIO_BURST_BYTES} bytes beyond {}:1",
+                r.tar,
+                DEFLATE_BLOCK >> 10,
+                r.compressed,
                 limits.max_ratio
             ),
         )
@@ -625,8 +493,8 @@ fn seal_impl(
             };
             h.update(&buf[..n]);
             gz.write_all(&buf[..n]).map_err(io_err(out))?;
-            if !gz.within_ratio() {
-                return Err(ratio_exceeded(&e.path, gz.tar, gz.gz.get_ref().written));
+            if let Some(r) = gz.ratio_exceeded() {
+                return Err(ratio_exceeded(r));
             }
             progress.advance(n as u64);
             if progress.cancelled() {
@@ -648,15 +516,11 @@ fn seal_impl(
         pad(&mut gz, size).map_err(io_err(out))?;
         progress.item_done();
     }
-    gz.write_all(&[0u8; 2 * BLOCK]).map_err(io_err(out))?;
-    if !gz.within_ratio() {
-        return Err(ratio_exceeded(
-            "the archive",
-            gz.tar,
-            gz.gz.get_ref().written,
-        ));
+    gz.write_all(&tar::END_OF_ARCHIVE).map_err(io_err(out))?;
+    let (hw, ratio) = gz.finish().map_err(io_err(out))?;
+    if let Some(r) = ratio {
+        return Err(ratio_exceeded(r));
     }
-    let hw = gz.gz.finish().map_err(io_err(out))?;
     let HashWriter { inner, hasher, .. } = hw;
     let atomic = inner.into_inner().map_err(|e| out_err(e.into_error()))?;
     let (bundle_sha256, _) = hasher.finish();
@@ -706,28 +570,6 @@ fn seal_impl(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pax_record_lengths() {
-        for n in [0usize, 1, 5, 90, 91, 92, 93, 989, 990, 995, 9990] {
-            let v = vec![b'a'; n];
-            let r = pax_record("path", &v);
-            let (len, _) = std::str::from_utf8(&r).unwrap().split_once(' ').unwrap();
-            assert_eq!(len.parse::<usize>().unwrap(), r.len(), "n={n}");
-        }
-    }
-
-    #[test]
-    fn header_checksum_and_fields() {
-        let h = ustar_header(b"root/a", 1234, 0, b'0');
-        let mut c = h;
-        c[148..156].fill(b' ');
-        let sum: u64 = c.iter().map(|b| *b as u64).sum();
-        let field = std::str::from_utf8(&h[148..154]).unwrap();
-        assert_eq!(u64::from_str_radix(field, 8).unwrap(), sum);
-        assert_eq!(&h[124..136], b"00000002322\0");
-        assert_eq!(&h[100..108], b"0000644\0");
-    }
 
     fn manifest_of(files: &[(&str, u64)]) -> Manifest {
         let entries = files

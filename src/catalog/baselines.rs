@@ -82,7 +82,54 @@ fn info_fields(r: &rusqlite::Row<'_>) -> Result<BaselineInfo, String> {
     })
 }
 
+/// The fields of a baseline row other than its body.
+pub(super) struct BaselineRow<'a> {
+    pub name: &'a str,
+    pub digest: &'a Sha256Digest,
+    pub files: u64,
+    pub bytes: Option<u64>,
+    pub format: &'static str,
+    pub source: &'a str,
+}
+
 impl Catalog {
+    /// Writes the baseline row (replacing any of that name) in `tx`; the
+    /// digest of the row it replaced, when it had a readable one.
+    pub(super) fn replace_baseline_row(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        row: &BaselineRow<'_>,
+        body: &dyn rusqlite::ToSql,
+    ) -> Result<Option<String>, CatalogError> {
+        // A damaged old row is replaced all the same; it just has no digest.
+        let old: Option<String> = tx
+            .query_row(
+                "SELECT manifest_sha256 FROM baselines WHERE name = ?1",
+                [row.name],
+                |r| Ok(r.get(0).ok()),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?
+            .flatten();
+        tx.execute(
+            "INSERT OR REPLACE INTO baselines (name, manifest_sha256, files, bytes, format, body, source, recorded_at, tool)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                row.name,
+                row.digest.to_hex(),
+                row.files as i64,
+                row.bytes.map(|b| b as i64),
+                row.format,
+                body,
+                row.source,
+                rfc3339(SystemTime::now()),
+                crate::TOOL
+            ],
+        )
+        .map_err(|e| self.err(e))?;
+        Ok(old)
+    }
+
     /// Stores `manifest` as the baseline `name`, replacing any earlier one;
     /// returns the digest of the baseline it replaced. `source` says what it
     /// was recorded from (a path), for listings.
@@ -102,32 +149,18 @@ impl Catalog {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;
-        // A damaged old row is replaced all the same; it just has no digest.
-        let old: Option<String> = tx
-            .query_row(
-                "SELECT manifest_sha256 FROM baselines WHERE name = ?1",
-                [name],
-                |r| Ok(r.get(0).ok()),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?
-            .flatten();
-        tx.execute(
-            "INSERT OR REPLACE INTO baselines (name, manifest_sha256, files, bytes, format, body, source, recorded_at, tool)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
+        let old = self.replace_baseline_row(
+            &tx,
+            &BaselineRow {
                 name,
-                manifest.digest().to_hex(),
-                manifest.len() as i64,
-                manifest.total_bytes().map(|b| b as i64),
+                digest: &manifest.digest(),
+                files: manifest.len() as u64,
+                bytes: manifest.total_bytes(),
                 format,
-                body.as_bytes(),
                 source,
-                rfc3339(SystemTime::now()),
-                crate::TOOL
-            ],
-        )
-        .map_err(|e| self.err(e))?;
+            },
+            &body.as_bytes(),
+        )?;
         tx.commit().map_err(|e| self.err(e))?;
         Ok(old.and_then(|h| Sha256Digest::parse_hex(&h).ok()))
     }

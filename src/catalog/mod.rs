@@ -56,12 +56,14 @@ use crate::manifest::ManifestError;
 
 mod baselines;
 mod cache;
+mod import;
 mod ledger;
 mod row;
 mod schema;
 
 pub use baselines::{validate_baseline_name, BaselineInfo, MAX_BASELINE_NAME};
 pub use cache::{is_settled, CacheSession, CacheStats, RACY_MARGIN_NS};
+pub use import::Imported;
 pub use ledger::{
     RecordKind, RecordSummary, RunRecord, SealRecord, StoredRecord, VerificationRecord,
 };

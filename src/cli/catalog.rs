@@ -516,21 +516,29 @@ fn export(c: &Catalog, a: ExportArgs, ui: &Ui) -> Result<i32> {
 
 fn import(c: &Catalog, a: ImportArgs, ui: &Ui) -> Result<i32> {
     proofpack::catalog::validate_baseline_name(&a.name)?;
-    let m = super::manifest::read_manifest_arg(
-        &a.file,
-        "MANIFEST_FILE",
-        a.manifest_format.map(Into::into),
-    )?;
     if !a.replace {
         c.refuse_existing_baseline(&a.name)?;
     }
     let source = std::fs::canonicalize(&a.file).unwrap_or_else(|_| a.file.clone());
-    c.put_baseline(&a.name, &m, &source.display().to_string())?;
+    // v1.1: streamed, never held whole (read whole only when it must be).
+    let m = super::filekind::read_as(
+        &a.file,
+        "MANIFEST_FILE",
+        super::filekind::Want::Manifest,
+        || {
+            c.import_baseline(
+                &a.name,
+                &a.file,
+                a.manifest_format.map(Into::into),
+                &source.display().to_string(),
+            )
+        },
+    )?;
     ui.note(&format!(
         "baseline catalog:{} recorded: {}, {} files",
         a.name,
-        m.digest().prefixed(),
-        m.len()
+        m.digest.prefixed(),
+        m.files
     ));
     Ok(EXIT_OK)
 }

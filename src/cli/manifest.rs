@@ -1,14 +1,18 @@
 //! `manifest`, `check` and `diff`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use proofpack::catalog::{CacheSession, Catalog};
-use proofpack::manifest::{self, BuildOptions, CheckOptions, Format, HashCache, Manifest};
-use proofpack::report::EXIT_OK;
+use proofpack::manifest::{
+    self, BuildOptions, CheckOptions, Format, HashCache, Manifest, ManifestSource,
+};
+use proofpack::report::{EXIT_FAILED, EXIT_OK};
 
 use super::formats::FormatArg;
+use super::streamed::StreamedReport;
 use super::{human_bytes, human_rate, Ui};
 
 /// Options for walking and hashing.
@@ -65,6 +69,23 @@ pub fn read_model_manifest(path: &Path, flag: &str, format: Option<Format>) -> R
         read_manifest_arg(path, flag, format)?,
         &format!("{flag} {}", path.display()),
     )
+}
+
+/// A model's manifest file to stream (v1.1): its first entry is read here,
+/// so that an empty manifest is refused as [`require_model`] refuses it; a
+/// file that does not stream is read whole by [`read_model_manifest`], which
+/// names what it is when it is no manifest.
+fn model_manifest_source(
+    path: &Path,
+    flag: &str,
+    format: Option<Format>,
+) -> Result<ManifestSource> {
+    match manifest::EntryStream::open(path, format).map(|mut s| s.next_entry()) {
+        Ok(Ok(Some(_))) => Ok(ManifestSource::File(path.to_path_buf(), format)),
+        _ => Ok(ManifestSource::Loaded(Arc::new(read_model_manifest(
+            path, flag, format,
+        )?))),
+    }
 }
 
 /// v1.1: refuses `-o OUT` inside the tree being hashed, unless an
@@ -418,9 +439,15 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         anyhow::bail!("--manifest-format does not apply to {origin}: a catalog baseline is read as it was recorded");
     }
     let catalog = catalog_for_args(ui, &[&a.manifest], &a.walk, !a.sizes_only)?;
-    let m = match catalog_name(&a.manifest) {
-        Some(name) => require_model(load_baseline(catalog.as_ref(), name)?, &origin)?,
-        None => read_model_manifest(&a.manifest, "--manifest", a.manifest_format.map(Into::into))?,
+    // v1.1: a manifest file is streamed (read whole only when it must be).
+    let mut source = match catalog_name(&a.manifest) {
+        Some(name) => ManifestSource::Loaded(Arc::new(require_model(
+            load_baseline(catalog.as_ref(), name)?,
+            &origin,
+        )?)),
+        None => {
+            model_manifest_source(&a.manifest, "--manifest", a.manifest_format.map(Into::into))?
+        }
     };
     // --sizes-only reads no content, so it has nothing to cache.
     let session = if a.sizes_only {
@@ -434,50 +461,60 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
         sizes_only: a.sizes_only,
     };
-    warn_collisions(ui, &m, &origin);
+    warn_collisions(ui, &mut source, &origin);
     let progress = ui.bytes_progress("checking");
-    let checked = manifest::check(&a.path, &m, &origin, &opts, &progress);
+    let mut files = (0usize, 0usize);
+    let checked = manifest::with_streams(std::slice::from_mut(&mut source), |s| {
+        let mut out = StreamedReport::new(a.json);
+        let mut failed: Option<std::io::Error> = None;
+        files = (0, 0);
+        let r = manifest::check_streamed(&a.path, &mut s[0], &origin, &opts, &progress, &mut |c| {
+            files.1 += 1;
+            files.0 += usize::from(c.passed());
+            if let Err(e) = out.push(&c, ui.check_line(&c, "file:").as_deref()) {
+                failed.get_or_insert(e);
+            }
+        });
+        r.map(|checked| (checked, out, failed))
+    });
     drop(opts);
     finish_cache(ui, session, None);
-    let mut report = checked?;
+    let (checked, mut out, failed) = checked?;
+    if let Some(e) = failed {
+        return Err(anyhow::Error::new(e).context("writing the report to a temporary file"));
+    }
     // v1.1: the launch check reads every shard's header (structure, pinned
     // header digest); the data stays unread.
+    let mut shard_failed = 0;
     let shards = if a.sizes_only && !a.no_structure {
-        let structure = manifest::structure_check(&a.path, &m);
-        let n = structure
-            .checks()
-            .iter()
-            .filter(|c| c.id.starts_with("shard.read:"))
-            .count();
-        report.extend(structure);
+        let structure = manifest::structure_check_shards(&a.path, checked.shards);
+        let mut n = 0;
+        for c in structure.checks() {
+            n += usize::from(c.id.starts_with("shard.read:"));
+            shard_failed += usize::from(c.failed());
+            out.push(c, ui.check_line(c, "file:").as_deref())
+                .context("writing the report to a temporary file")?;
+        }
         Some(n)
     } else {
         None
     };
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        ui.print_checks(&report, "file:");
-    }
-    let files = report.checks().iter().filter(|c| c.id.starts_with("file:"));
-    let (files_ok, files_all) = files.fold((0, 0), |(ok, all), c| {
-        (ok + usize::from(c.passed()), all + 1)
-    });
+    let ok = out.ok();
+    let target = format!("{} against {}", a.path.display(), origin);
+    out.finish(&target, None, &mut std::io::stdout().lock())
+        .context("writing to stdout")?;
+    let (files_ok, files_all) = files;
     let secs = t.elapsed().as_secs_f64();
     let what = match shards {
         Some(n) => format!("sizes and the headers of {n} safetensors shards"),
         None if a.sizes_only => "sizes".to_string(),
         None => "contents".to_string(),
     };
-    if report.ok() {
+    if ok {
         ui.note(&format!(
             "check: OK, {files_ok} files match {origin} ({what}, {secs:.2} s)"
         ));
     } else {
-        let shard_failed = report
-            .failures()
-            .filter(|c| c.id.starts_with("shard."))
-            .count();
         let shard_note = if shard_failed > 0 {
             format!(", {shard_failed} shard checks failed")
         } else {
@@ -488,14 +525,50 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             files_all - files_ok
         ));
     }
-    Ok(report.exit_code())
+    Ok(if ok { EXIT_OK } else { EXIT_FAILED })
+}
+
+/// One side of `diff`: a directory is hashed (with the cache), `catalog:NAME`
+/// is a recorded baseline (both in memory), a manifest file is streamed.
+fn diff_side(
+    p: &Path,
+    walk: &WalkArgs,
+    ui: &Ui,
+    catalog: Option<&Catalog>,
+) -> Result<ManifestSource> {
+    let is_file = catalog_name(p).is_none()
+        && !std::fs::metadata(p)
+            .with_context(|| format!("cannot read {}", p.display()))?
+            .is_dir();
+    Ok(if is_file {
+        // A file that does not stream is read whole (and refused there).
+        match manifest::EntryStream::open(p, None).map(|mut s| s.next_entry()) {
+            Ok(Ok(_)) => ManifestSource::File(p.to_path_buf(), None),
+            _ => ManifestSource::Loaded(Arc::new(Manifest::read_file(p, None)?.0)),
+        }
+    } else {
+        ManifestSource::Loaded(Arc::new(load_side(p, walk, ui, catalog)?))
+    })
 }
 
 /// v1.1: paths of a manifest that are one file on macOS and Windows
 /// (equal after Unicode NFC and case folding) are warned about, never
 /// failed: a model tree's manifest stays byte-exact.
-fn warn_collisions(ui: &Ui, m: &Manifest, origin: &str) {
-    let pairs = manifest::portable::collisions(m.entries().iter().map(|e| e.path.as_str()));
+/// A manifest file is read for this in two passes of its own (see
+/// [`manifest::portable::collisions_in_passes`]); one that cannot be read
+/// is left to the check or diff, which says why.
+fn warn_collisions(ui: &Ui, source: &mut ManifestSource, origin: &str) {
+    let Some(pairs) = manifest::portable::collisions_in_passes(|visit| {
+        let Ok(mut stream) = source.open() else {
+            return false;
+        };
+        while let Ok(Some(e)) = stream.next_entry() {
+            visit(&e.entry.path);
+        }
+        true
+    }) else {
+        return;
+    };
     for (first, later) in pairs.iter().take(20) {
         ui.warn(&format!(
             "{origin}: {later:?} and {first:?} are one file on macOS and Windows (equal after Unicode NFC and case folding); extracted there, one overwrites the other"
@@ -514,40 +587,50 @@ pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
         .iter()
         .any(|p| catalog_name(p).is_none() && p.is_dir());
     let catalog = catalog_for_args(ui, &[&a.old, &a.new], &a.walk, hashes)?;
-    let old = load_side(&a.old, &a.walk, ui, catalog.as_ref())?;
-    let new = load_side(&a.new, &a.walk, ui, catalog.as_ref())?;
-    warn_collisions(ui, &old, &a.old.display().to_string());
-    warn_collisions(ui, &new, &a.new.display().to_string());
-    let d = manifest::diff(&old, &new);
-    let target = format!("{} -> {}", a.old.display(), a.new.display());
-    let report = d.to_report(&target, &old, &new);
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        for c in report
-            .checks()
-            .iter()
-            .filter(|c| c.failed() && c.id.starts_with("diff:"))
-        {
-            println!("{}: {}", c.detail, &c.id["diff:".len()..]);
-        }
+    let mut sources = [
+        diff_side(&a.old, &a.walk, ui, catalog.as_ref())?,
+        diff_side(&a.new, &a.walk, ui, catalog.as_ref())?,
+    ];
+    warn_collisions(ui, &mut sources[0], &a.old.display().to_string());
+    warn_collisions(ui, &mut sources[1], &a.new.display().to_string());
+    let (done, out, failed) = manifest::with_streams(&mut sources, |s| {
+        let (old, new) = s.split_at_mut(1);
+        let mut out = StreamedReport::new(a.json);
+        let mut failed: Option<std::io::Error> = None;
+        let r = manifest::diff_streamed(&mut old[0], &mut new[0], &mut |row| {
+            let c = row.check();
+            let line = format!("{}: {}", c.detail, &c.id["diff:".len()..]);
+            if let Err(e) = out.push(&c, Some(&line)) {
+                failed.get_or_insert(e);
+            }
+        });
+        r.map(|d| (d, out, failed))
+    })?;
+    if let Some(e) = failed {
+        return Err(anyhow::Error::new(e).context("writing the report to a temporary file"));
     }
-    if d.is_empty() {
+    let c = done.counts;
+    let first = c.digest_check(&done.old.digest, &done.new.digest);
+    let target = format!("{} -> {}", a.old.display(), a.new.display());
+    let ok = out.ok() && !first.failed();
+    out.finish(&target, Some((first, None)), &mut std::io::stdout().lock())
+        .context("writing to stdout")?;
+    if c.is_empty() {
         ui.note(&format!(
             "diff: no drift, {} files, {}",
-            d.unchanged,
-            new.digest().prefixed()
+            c.unchanged,
+            done.new.digest.prefixed()
         ));
     } else {
         ui.note(&format!(
             "diff: DRIFT, {} added, {} removed, {} changed, {} unchanged ({} -> {})",
-            d.added.len(),
-            d.removed.len(),
-            d.changed.len(),
-            d.unchanged,
-            old.digest().prefixed(),
-            new.digest().prefixed()
+            c.added,
+            c.removed,
+            c.changed,
+            c.unchanged,
+            done.old.digest.prefixed(),
+            done.new.digest.prefixed()
         ));
     }
-    Ok(report.exit_code())
+    Ok(if ok { EXIT_OK } else { EXIT_FAILED })
 }

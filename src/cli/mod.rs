@@ -19,6 +19,7 @@ pub mod report;
 pub mod results;
 pub mod seal;
 pub mod shards;
+pub mod streamed;
 pub mod unpack;
 pub mod verify;
 
@@ -261,13 +262,20 @@ impl Ui {
     /// (only failures and skips unless verbose), `strip` removed from ids.
     pub fn print_checks(&self, report: &Report, strip: &str) {
         for c in report.checks() {
-            let name = c.id.strip_prefix(strip).unwrap_or(&c.id);
-            match c.ok() {
-                Some(true) if self.verbose => println!("{name}: {}", self.green("OK")),
-                Some(true) => {}
-                Some(false) => println!("{name}: {} ({})", self.red("FAILED"), describe(c)),
-                None => println!("{name}: {} ({})", self.yellow("SKIPPED"), c.detail),
+            if let Some(line) = self.check_line(c, strip) {
+                println!("{line}");
             }
+        }
+    }
+
+    /// The line [`Ui::print_checks`] prints for a check, if any.
+    pub fn check_line(&self, c: &Check, strip: &str) -> Option<String> {
+        let name = c.id.strip_prefix(strip).unwrap_or(&c.id);
+        match c.ok() {
+            Some(true) if self.verbose => Some(format!("{name}: {}", self.green("OK"))),
+            Some(true) => None,
+            Some(false) => Some(format!("{name}: {} ({})", self.red("FAILED"), describe(c))),
+            None => Some(format!("{name}: {} ({})", self.yellow("SKIPPED"), c.detail)),
         }
     }
 }

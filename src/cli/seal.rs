@@ -29,7 +29,8 @@ pub struct SealArgs {
     /// BUNDLE.tgz.seal.dsse.json (sealed_at from SOURCE_DATE_EPOCH if set, else now).
     #[arg(long, value_name = "RELEASE_KEY")]
     pub key: Option<PathBuf>,
-    /// Hashing threads (default: one per core).
+    /// Hashing and compression threads (default: one per core). The bundle's
+    /// bytes are the same for any number (v1.1: deflated in 128 KiB blocks).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// Print the result as JSON on stdout.

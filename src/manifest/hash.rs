@@ -110,38 +110,58 @@ pub fn with_threads<T: Send>(
     Ok(pool.install(f))
 }
 
-/// Hashes found files in parallel, largest first; returns the entries.
+/// Hashes found files in parallel on the current thread pool, largest
+/// first; returns their digests in the order of `files`.
+pub(super) fn hash_in_pool(
+    files: &[&FoundFile],
+    cache: Option<&dyn HashCache>,
+    progress: &dyn Progress,
+) -> Result<Vec<Sha256Digest>, ManifestError> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| {
+        files[b]
+            .stat
+            .size
+            .cmp(&files[a].stat.size)
+            .then_with(|| files[a].rel.cmp(&files[b].rel))
+    });
+    let hashed = order
+        .par_iter()
+        .with_max_len(1)
+        .map(|&i| {
+            let d = hash_found(files[i], cache, progress)?;
+            progress.item_done();
+            Ok((i, d))
+        })
+        .collect::<Result<Vec<(usize, Sha256Digest)>, ManifestError>>()?;
+    let mut digests = vec![Sha256Digest([0; 32]); files.len()];
+    for (i, d) in hashed {
+        digests[i] = d;
+    }
+    Ok(digests)
+}
+
+/// Hashes found files in parallel, largest first; returns the entries (in
+/// the order of `files`).
 pub fn hash_files(
     files: &[FoundFile],
     opts: &BuildOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<Vec<Entry>, ManifestError> {
-    let mut order: Vec<&FoundFile> = files.iter().collect();
-    order.sort_by(|a, b| {
-        b.stat
-            .size
-            .cmp(&a.stat.size)
-            .then_with(|| a.rel.cmp(&b.rel))
-    });
     progress.start(files.iter().map(|f| f.stat.size).sum(), files.len() as u64);
-    let cache = opts.cache;
-    let result = with_threads(opts.threads, || {
-        order
-            .par_iter()
-            .with_max_len(1)
-            .map(|f| {
-                let d = hash_found(f, cache, progress)?;
-                progress.item_done();
-                Ok(Entry {
-                    path: f.rel.clone(),
-                    size: Some(f.stat.size),
-                    sha256: d,
-                })
-            })
-            .collect::<Result<Vec<Entry>, ManifestError>>()
-    })?;
+    let refs: Vec<&FoundFile> = files.iter().collect();
+    let result = with_threads(opts.threads, || hash_in_pool(&refs, opts.cache, progress))?;
     progress.finish();
-    result
+    let digests = result?;
+    Ok(files
+        .iter()
+        .zip(digests)
+        .map(|(f, d)| Entry {
+            path: f.rel.clone(),
+            size: Some(f.stat.size),
+            sha256: d,
+        })
+        .collect())
 }
 
 /// The header digest (SHA-256 of the first 8 + N bytes) of every

@@ -22,7 +22,10 @@
 //! path rules and the canonical text (the identity); `parse` reads the three
 //! formats, `render` writes them, `walk` lists a tree, `hash` hashes what it
 //! lists and builds a manifest, `check` compares a tree with a manifest and
-//! `diff` compares two manifests.
+//! `diff` compares two manifests. v1.1: `stream` reads a manifest file entry
+//! by entry and `sorted_walk` lists a tree in manifest order, one directory
+//! at a time, so that `check`, `diff` and `catalog import` merge sorted
+//! sequences instead of holding tables of entries.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -37,14 +40,24 @@ mod hash;
 mod parse;
 pub mod portable;
 mod render;
+mod sorted_walk;
+mod stream;
 mod walk;
 
-pub use check::{check, file_check_id, structure_check, CheckOptions};
-pub use diff::{diff, Diff};
+pub use check::{
+    check, check_streamed, file_check_id, structure_check, structure_check_shards, CheckOptions,
+    Checked, HASH_BATCH,
+};
+pub use diff::{diff, diff_streamed, Diff, DiffCounts, DiffRow, Diffed};
 pub use hash::{
     build, hash_files, hash_found, header_digests, with_threads, BuildOptions, HashCache,
 };
 pub use parse::{read_capped, Format};
+pub use render::{canonical_line, json_entry, json_head, json_tail};
+pub use sorted_walk::{SortedEntry, SortedWalk};
+pub use stream::{
+    with_streams, EntryStream, ManifestSource, ReadWhole, Stopped, StreamEntry, Totals,
+};
 pub use walk::{
     scan, scan_all, scan_run_dir, walk_tree, Excludes, FileStat, FoundFile, Problems, Walked,
 };

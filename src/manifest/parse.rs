@@ -50,7 +50,7 @@ impl Format {
 }
 
 /// If `line` starts like a sha256sum line, returns (escaped, hex, rest).
-fn sha256sum_prefix(line: &[u8]) -> Option<(bool, &[u8], &[u8])> {
+pub(super) fn sha256sum_prefix(line: &[u8]) -> Option<(bool, &[u8], &[u8])> {
     let (escaped, l) = match line.first() {
         Some(b'\\') => (true, &line[1..]),
         _ => (false, line),
@@ -74,15 +74,16 @@ struct RecordJson {
     entries: Vec<RecordEntryJson>,
 }
 
+/// One entry of the JSON record, as read (also by the streaming reader).
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RecordEntryJson {
-    path: String,
-    size: u64,
-    sha256: String,
+pub(super) struct RecordEntryJson {
+    pub(super) path: String,
+    pub(super) size: u64,
+    pub(super) sha256: String,
     /// v1.1: SHA-256 of a safetensors entry's first 8 + N bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    header_sha256: Option<String>,
+    pub(super) header_sha256: Option<String>,
 }
 
 impl Manifest {
@@ -276,7 +277,7 @@ impl Manifest {
     }
 }
 
-fn unescape_sha256sum(s: &str) -> Result<String, String> {
+pub(super) fn unescape_sha256sum(s: &str) -> Result<String, String> {
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars();
     while let Some(c) = it.next() {

@@ -124,6 +124,65 @@ pub fn collisions<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<(String, 
         .collect()
 }
 
+/// The pairs of [`collisions`] from paths read twice (`pass` gives every
+/// path to its visitor, in any order, and returns false when it could not):
+/// the first pass keeps only the spellings not in folded form (nothing for
+/// a lower-case ASCII tree), the second looks every folded-form path and
+/// directory up among them. So memory follows the names that are not in
+/// folded form, not the listing. `None` when a pass could not be made.
+pub fn collisions_in_passes(
+    mut pass: impl FnMut(&mut dyn FnMut(&str)) -> bool,
+) -> Option<Vec<(String, String)>> {
+    let mut spelled: HashMap<String, Box<str>> = HashMap::new();
+    let mut pairs = Vec::new();
+    let mut reported: std::collections::HashSet<Box<str>> = Default::default();
+    let prefixes = |path: &str| {
+        let ends: Vec<usize> = path.match_indices('/').map(|(i, _)| i).collect();
+        ends.into_iter()
+            .chain(std::iter::once(path.len()))
+            .map(|end| path[..end].to_string())
+            .collect::<Vec<_>>()
+    };
+    let mut first = |p: &str| {
+        for prefix in prefixes(p) {
+            let f = fold(&prefix);
+            if f == prefix {
+                continue;
+            }
+            match spelled.get(&f) {
+                Some(other) if **other != *prefix => {
+                    if reported.insert(prefix.clone().into()) {
+                        pairs.push((other.to_string(), prefix));
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    spelled.insert(f, prefix.into());
+                }
+            }
+        }
+    };
+    if !pass(&mut first) {
+        return None;
+    }
+    if spelled.is_empty() {
+        return Some(pairs);
+    }
+    let mut second = |p: &str| {
+        for prefix in prefixes(p) {
+            if let Some(other) = spelled.get(&prefix) {
+                if **other != *prefix && reported.insert(prefix.clone().into()) {
+                    pairs.push((other.to_string(), prefix));
+                }
+            }
+        }
+    };
+    if !pass(&mut second) {
+        return None;
+    }
+    Some(pairs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,5 +243,30 @@ mod tests {
             ]
         );
         assert!(collisions(["a/b", "a/c", "a/b/c"]).is_empty());
+        let in_passes = |paths: &[&str]| {
+            let mut v = collisions_in_passes(|visit| {
+                paths.iter().for_each(|p| visit(p));
+                true
+            })
+            .unwrap();
+            v.sort();
+            v
+        };
+        assert!(in_passes(&["a/b", "a/c", "a/b/c"]).is_empty());
+        // The folded spelling first ("ss" sorts before "\u{df}"), then after.
+        assert_eq!(
+            in_passes(&["d/ss", "d/\u{df}"]),
+            [("d/\u{df}".to_string(), "d/ss".to_string())]
+        );
+        assert_eq!(
+            in_passes(&["Inputs/x", "inputs/config.json", "inputs/Config.json"]),
+            [
+                ("Inputs".to_string(), "inputs".to_string()),
+                (
+                    "inputs/Config.json".to_string(),
+                    "inputs/config.json".to_string()
+                )
+            ]
+        );
     }
 }

@@ -1,10 +1,54 @@
 //! Writing manifests in the formats other than the canonical text: coreutils
 //! `sha256sum` lines, the JSON record with sizes, totals and header digests,
-//! and [`Manifest::render`] for any [`Format`].
+//! and [`Manifest::render`] for any [`Format`]. The JSON record is written
+//! in three pieces ([`json_head`], [`json_entry`], [`json_tail`]) so that a
+//! manifest can also be written entry by entry as it streams past.
 
 use std::fmt::Write as _;
 
-use super::{Format, Manifest, ManifestError, MANIFEST_SCHEMA};
+use crate::digest::Sha256Digest;
+
+use super::{Entry, Format, Manifest, ManifestError, MANIFEST_SCHEMA};
+
+/// The JSON record up to its first entry.
+pub fn json_head(digest: &Sha256Digest, files: u64, bytes: u64) -> String {
+    format!(
+        "{{\"schema\": \"{MANIFEST_SCHEMA}\",\n \"digest\": \"{}\",\n \"files\": {files}, \"bytes\": {bytes},\n \"entries\": [",
+        digest.prefixed()
+    )
+}
+
+/// Entry `index` (0-based) of the JSON record, with its separator.
+pub fn json_entry(index: u64, e: &Entry, header_sha256: Option<&Sha256Digest>) -> String {
+    let mut s = String::with_capacity(e.path.len() + 140);
+    s.push_str(if index == 0 { "\n  " } else { ",\n  " });
+    let _ = write!(
+        s,
+        "{{\"path\": {}, \"size\": {}, \"sha256\": \"{}\"",
+        serde_json::to_string(&e.path).expect("string serialises"),
+        e.size.unwrap_or(0),
+        e.sha256.to_hex()
+    );
+    if let Some(h) = header_sha256 {
+        let _ = write!(s, ", \"header_sha256\": \"{}\"", h.to_hex());
+    }
+    s.push('}');
+    s
+}
+
+/// The end of a JSON record of `files` entries.
+pub fn json_tail(files: u64) -> &'static str {
+    if files == 0 {
+        "]}\n"
+    } else {
+        "\n ]}\n"
+    }
+}
+
+/// One canonical `path:hex` line.
+pub fn canonical_line(e: &Entry) -> String {
+    format!("{}:{}\n", e.path, e.sha256.to_hex())
+}
 
 impl Manifest {
     /// coreutils `sha256sum` lines, with its backslash escaping.
@@ -32,33 +76,13 @@ impl Manifest {
             origin: "manifest".into(),
             format: "canonical",
         })?;
+        let files = self.entries.len() as u64;
         let mut s = String::with_capacity(self.entries.len() * 130 + 200);
-        let _ = write!(
-            s,
-            "{{\"schema\": \"{MANIFEST_SCHEMA}\",\n \"digest\": \"{}\",\n \"files\": {}, \"bytes\": {},\n \"entries\": [",
-            self.digest().prefixed(),
-            self.entries.len(),
-            total
-        );
+        s.push_str(&json_head(&self.digest(), files, total));
         for (i, e) in self.entries.iter().enumerate() {
-            s.push_str(if i == 0 { "\n  " } else { ",\n  " });
-            let _ = write!(
-                s,
-                "{{\"path\": {}, \"size\": {}, \"sha256\": \"{}\"",
-                serde_json::to_string(&e.path).expect("string serialises"),
-                e.size.unwrap_or(0),
-                e.sha256.to_hex()
-            );
-            if let Some(h) = self.headers.get(&e.path) {
-                let _ = write!(s, ", \"header_sha256\": \"{}\"", h.to_hex());
-            }
-            s.push('}');
+            s.push_str(&json_entry(i as u64, e, self.headers.get(&e.path)));
         }
-        s.push_str(if self.entries.is_empty() {
-            "]}\n"
-        } else {
-            "\n ]}\n"
-        });
+        s.push_str(json_tail(files));
         Ok(s)
     }
 

@@ -139,6 +139,123 @@ pub fn scan_run_dir(root: &Path) -> Result<(Vec<FoundFile>, Problems), ManifestE
     scan_impl(root, &[], true)
 }
 
+/// How the walk treats one directory entry, before any `stat` (shared by
+/// [`scan_impl`] and the sorted walk of [`super::sorted_walk`]).
+pub(super) enum Listing {
+    /// Left out by `--exclude` (a directory is not entered).
+    Excluded,
+    /// A directory to enter.
+    Descend,
+    /// Cannot be listed; a directory is not entered.
+    Problem(String, String),
+    /// A file or symlink to `stat` (through the link).
+    Candidate { rel: String, is_link: bool },
+}
+
+/// Classifies the entry at `relp` (relative to the root) of type `ft`.
+pub(super) fn classify_entry(
+    relp: &Path,
+    abs: &Path,
+    ft: &fs::FileType,
+    ex: &Excludes,
+    strict: bool,
+) -> Listing {
+    if ex.is_excluded_path(relp) {
+        return Listing::Excluded;
+    }
+    let Some(rel) = relp.to_str() else {
+        return Listing::Problem(
+            relp.to_string_lossy().into_owned(),
+            "name is not valid UTF-8".into(),
+        );
+    };
+    let rel = rel.to_string();
+    if ft.is_dir() {
+        return Listing::Descend;
+    }
+    if let Err(r) = validate_path(&rel) {
+        return Listing::Problem(rel, r);
+    }
+    if !ft.is_symlink() && !ft.is_file() {
+        return Listing::Problem(rel, special_kind(ft).to_string());
+    }
+    if strict && ft.is_symlink() {
+        let target = fs::read_link(abs)
+            .map(|t| format!(" to {}", t.display()))
+            .unwrap_or_default();
+        return Listing::Problem(
+            rel,
+            format!("symlink{target} (a run directory holds regular files only: replace the link with the file itself)"),
+        );
+    }
+    Listing::Candidate {
+        rel,
+        is_link: ft.is_symlink(),
+    }
+}
+
+/// A candidate that is a regular file (its path and metadata), or the path
+/// and why it cannot be listed.
+pub(super) type Stated = Result<(String, fs::Metadata), (String, String)>;
+
+/// What `stat` (through links) of a candidate says: a regular file, or why
+/// it cannot be listed. `Err` for a file that cannot be `stat`ed at all.
+pub(super) fn classify_stat(
+    rel: String,
+    abs: &Path,
+    is_link: bool,
+    meta: io::Result<fs::Metadata>,
+) -> Result<Stated, ManifestError> {
+    Ok(match meta {
+        Ok(m) if m.is_file() => Ok((rel, m)),
+        Ok(m) if is_link && m.is_dir() => Err((rel, "symlink to a directory (only regular files are listed; give the target directory its own manifest or --exclude the link)".into())),
+        Ok(m) if is_link => Err((rel, format!("symlink to a {}", special_kind(&m.file_type())))),
+        // Replaced by something else since the directory was read.
+        Ok(m) => Err((rel, special_kind(&m.file_type()).to_string())),
+        Err(e) if is_link && e.kind() == io::ErrorKind::NotFound => {
+            Err((rel, "dangling symlink (its target does not exist)".into()))
+        }
+        Err(e) if is_link => Err((rel, format!("symlink cannot be followed: {e}"))),
+        Err(e) => {
+            return Err(ManifestError::Io {
+                path: abs.to_path_buf(),
+                source: e,
+            })
+        }
+    })
+}
+
+/// The root when it is a regular file: listed under its own name.
+pub(super) fn root_file(root: &Path, meta: &fs::Metadata) -> Result<FoundFile, ManifestError> {
+    let name =
+        root.file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| ManifestError::Unlistable {
+                problems: vec![(
+                    root.display().to_string(),
+                    "file name is not valid UTF-8".into(),
+                )],
+            })?;
+    validate_path(name).map_err(|r| ManifestError::Unlistable {
+        problems: vec![(name.to_string(), r)],
+    })?;
+    Ok(FoundFile {
+        rel: name.to_string(),
+        abs: root.to_path_buf(),
+        stat: FileStat::from_metadata(meta),
+    })
+}
+
+/// The root must be a regular file or a directory.
+pub(super) fn not_listable_root(root: &Path) -> ManifestError {
+    ManifestError::Unlistable {
+        problems: vec![(
+            root.display().to_string(),
+            "not a regular file or directory".into(),
+        )],
+    }
+}
+
 fn scan_impl(
     root: &Path,
     excludes: &[String],
@@ -153,32 +270,11 @@ fn scan_impl(
     let mut problems: Vec<(String, String)> = Vec::new();
     let mut files = Vec::new();
     if root_meta.is_file() {
-        let name =
-            root.file_name()
-                .and_then(|n| n.to_str())
-                .ok_or_else(|| ManifestError::Unlistable {
-                    problems: vec![(
-                        root.display().to_string(),
-                        "file name is not valid UTF-8".into(),
-                    )],
-                })?;
-        validate_path(name).map_err(|r| ManifestError::Unlistable {
-            problems: vec![(name.to_string(), r)],
-        })?;
-        files.push(FoundFile {
-            rel: name.to_string(),
-            abs: root.to_path_buf(),
-            stat: FileStat::from_metadata(&root_meta),
-        });
+        files.push(root_file(root, &root_meta)?);
         return Ok((files, Vec::new()));
     }
     if !root_meta.is_dir() {
-        return Err(ManifestError::Unlistable {
-            problems: vec![(
-                root.display().to_string(),
-                "not a regular file or directory".into(),
-            )],
-        });
+        return Err(not_listable_root(root));
     }
     let mut candidates: Vec<(String, PathBuf, bool)> = Vec::new();
     walk_tree(root, &ex, None, |w| match w {
@@ -205,33 +301,12 @@ fn scan_impl(
     let mut links: std::collections::BTreeMap<(u64, u64), (u64, Vec<String>)> =
         std::collections::BTreeMap::new();
     for ((rel, abs, is_link), meta) in candidates.into_iter().zip(stats) {
-        let meta = match meta {
-            Ok(m) if m.is_file() => m,
-            Ok(m) if is_link && m.is_dir() => {
-                problems.push((rel, "symlink to a directory (only regular files are listed; give the target directory its own manifest or --exclude the link)".into()));
+        let (rel, meta) = match classify_stat(rel, &abs, is_link, meta)? {
+            Ok(found) => found,
+            Err(problem) => {
+                problems.push(problem);
                 continue;
             }
-            Ok(m) if is_link => {
-                problems.push((
-                    rel,
-                    format!("symlink to a {}", special_kind(&m.file_type())),
-                ));
-                continue;
-            }
-            Ok(m) => {
-                // Replaced by something else since the directory was read.
-                problems.push((rel, special_kind(&m.file_type()).to_string()));
-                continue;
-            }
-            Err(e) if is_link && e.kind() == io::ErrorKind::NotFound => {
-                problems.push((rel, "dangling symlink (its target does not exist)".into()));
-                continue;
-            }
-            Err(e) if is_link => {
-                problems.push((rel, format!("symlink cannot be followed: {e}")));
-                continue;
-            }
-            Err(e) => return Err(io_err(&abs, e)),
         };
         if strict {
             use std::os::unix::fs::MetadataExt;

@@ -8,10 +8,11 @@
 
 use serde_json::Value;
 
-use super::Context;
+use super::{unmapped, Context};
 use crate::digest::Sha256Digest;
 use crate::qualify::file_problem;
 use crate::qualify::plan::BenchmarkPlan;
+use crate::report::Check;
 use crate::strictjson::reject_duplicate_json_keys;
 
 /// Why a link of the chain gives no value.
@@ -157,5 +158,14 @@ impl Chain {
             .ok_or_else(|| {
                 Missing::NotNamed(format!("the benchmark plan {plan_path} states no {field}"))
             })
+    }
+}
+
+/// A row whose chain link is missing: not checked when nothing names the
+/// file, not checkable when it is named but unusable.
+pub(super) fn missing(ctx: &Context<'_>, id: String, at: &str, what: &str, m: Missing) -> Check {
+    match m {
+        Missing::NotNamed(why) => unmapped(ctx, id, at, what, &why),
+        Missing::Unusable(why) => Check::not_checkable(id, format!("{at}: {why}")),
     }
 }

@@ -8,22 +8,13 @@
 use serde_json::json;
 
 use super::attestations::{per_engine, subject_check};
-use super::chain::{Chain, Link, Missing, Revision};
+use super::chain::{missing, Chain, Link, Revision};
 use super::workload::{budgets, workload};
 use super::{fact_check, row_at, unmapped, Context};
 use crate::digest::Sha256Digest;
 use crate::publication::{Pinned, PinnedRow, Publication};
 use crate::qualify::file_problem;
 use crate::report::{Check, Report};
-
-/// A row whose chain link is missing: not checked when nothing names the
-/// file, not checkable when it is named but unusable.
-pub(super) fn missing(ctx: &Context<'_>, id: String, at: &str, what: &str, m: Missing) -> Check {
-    match m {
-        Missing::NotNamed(why) => unmapped(ctx, id, at, what, &why),
-        Missing::Unusable(why) => Check::not_checkable(id, format!("{at}: {why}")),
-    }
-}
 
 fn digest_row(
     ctx: &Context<'_>,

@@ -5,8 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::chain::{Chain, Link};
-use super::pinned::missing;
+use super::chain::{missing, Chain, Link};
 use super::Context;
 use crate::publication::{Decimal, Workload};
 use crate::qualify::facts::same_number;

@@ -1,4 +1,4 @@
-//! Tar header decoding: one 512-byte header block, the records of a PAX
+//! Tar header decoding (the reader's half of [`super`]): one 512-byte header block, the records of a PAX
 //! extended header (`x`) and a GNU long name (`L`), decoded strictly (spec
 //! section 5, v1.1).
 //!
@@ -17,9 +17,11 @@
 //! the caller already holds (bounded by `--max-pax-record-bytes`).
 
 use std::collections::HashSet;
+use std::ops::Range;
 
-/// Size of a tar block.
-pub(crate) const BLOCK: usize = 512;
+use super::{
+    checksums, field, typeflag, BLOCK, GNU_MAGIC, GNU_VERSION, USTAR_MAGIC, USTAR_VERSION,
+};
 
 /// A decoded, acceptable entry or extension header.
 pub(crate) struct Header {
@@ -35,14 +37,14 @@ pub(crate) struct Header {
 /// accepted. GNU tar and Python write `devmajor`/`devminor` as NULs for
 /// anything but devices; every other field is always written with digits
 /// (the tar crate refuses an empty size or checksum outright).
-const NUMERIC_FIELDS: [(&str, usize, usize, bool); 7] = [
-    ("mode", 100, 108, false),
-    ("uid", 108, 116, false),
-    ("gid", 116, 124, false),
-    ("size", 124, 136, false),
-    ("mtime", 136, 148, false),
-    ("devmajor", 329, 337, true),
-    ("devminor", 337, 345, true),
+const NUMERIC_FIELDS: [(&str, Range<usize>, bool); 7] = [
+    ("mode", field::MODE, false),
+    ("uid", field::UID, false),
+    ("gid", field::GID, false),
+    ("size", field::SIZE, false),
+    ("mtime", field::MTIME, false),
+    ("devmajor", field::DEVMAJOR, true),
+    ("devminor", field::DEVMINOR, true),
 ];
 
 /// Largest uid or gid (GNU tar refuses larger ones, in the header or PAX).
@@ -164,14 +166,9 @@ pub(crate) fn decode(h: &[u8; BLOCK]) -> Result<Header, String> {
     // Checksum: octal only (GNU tar and Go refuse base-256 here, Python
     // accepts it), and the unsigned sum only (the tar crate does not know
     // the historic signed sum).
-    let want = parse_numeric(&h[148..156], false, false)
+    let want = parse_numeric(&h[field::CHKSUM], false, false)
         .map_err(|why| format!("header checksum field is not usable: {why}"))?;
-    let (mut sum, mut signed) = (0u64, 0i64);
-    for (i, b) in h.iter().enumerate() {
-        let b = if (148..156).contains(&i) { b' ' } else { *b };
-        sum += b as u64;
-        signed += b as i8 as i64;
-    }
+    let (sum, signed) = checksums(h);
     if want != sum {
         return Err(if signed >= 0 && want == signed as u64 {
             "header checksum is the historic signed sum (v1.1: only the unsigned sum is accepted; the Rust tar crate refuses the signed one)".to_string()
@@ -179,10 +176,10 @@ pub(crate) fn decode(h: &[u8; BLOCK]) -> Result<Header, String> {
             "header checksum mismatch (corrupt archive or not a tar stream)".to_string()
         });
     }
-    let gnu = match (&h[257..263], &h[263..265]) {
-        (b"ustar\0", b"00") => false,
-        (b"ustar ", b" \0") => true,
-        (b"ustar\0", v) => {
+    let gnu = match (&h[field::MAGIC], &h[field::VERSION]) {
+        (m, v) if m == USTAR_MAGIC && v == USTAR_VERSION => false,
+        (m, v) if m == GNU_MAGIC && v == GNU_VERSION => true,
+        (m, v) if m == USTAR_MAGIC => {
             return Err(format!(
                 "ustar magic with version {} instead of \"00\" (the tar crate then reads it as an old header without prefix or extensions)",
                 shown(v, 2)
@@ -196,8 +193,8 @@ pub(crate) fn decode(h: &[u8; BLOCK]) -> Result<Header, String> {
         }
     };
     let mut size = 0;
-    for (field, start, end, may_be_empty) in NUMERIC_FIELDS {
-        let v = parse_numeric(&h[start..end], gnu, may_be_empty)
+    for (field, range, may_be_empty) in NUMERIC_FIELDS {
+        let v = parse_numeric(&h[range], gnu, may_be_empty)
             .map_err(|why| format!("numeric field {field} is not usable: {why}"))?;
         if field == "size" {
             size = v;
@@ -209,26 +206,31 @@ pub(crate) fn decode(h: &[u8; BLOCK]) -> Result<Header, String> {
         }
     }
     if gnu {
-        if h[345..].iter().any(|b| *b != 0) {
+        if h[field::PREFIX.start..].iter().any(|b| *b != 0) {
             return Err("GNU-format header with non-zero bytes in 345..512, the ustar prefix area (Python prepends them to the name, Go reads times there)".into());
         }
-    } else if h[500..].iter().any(|b| *b != 0) {
+    } else if h[field::USTAR_PAD..].iter().any(|b| *b != 0) {
         return Err("ustar header with non-zero bytes in 500..512 (Go then reads it as a star header with a shorter prefix)".into());
     }
-    let typeflag = h[156];
-    if matches!(typeflag, b'0' | 0 | b'5' | b'x' | b'L') && h[157..257].iter().any(|b| *b != 0) {
-        return Err(format!(
-            "a {} header with a non-empty linkname field",
-            match typeflag {
-                b'5' => "directory",
-                b'x' => "PAX",
-                b'L' => "GNU long-name",
-                _ => "regular-file",
-            }
-        ));
+    let flag = h[field::TYPEFLAG];
+    let described = match flag {
+        typeflag::DIRECTORY => Some("directory"),
+        typeflag::PAX => Some("PAX"),
+        typeflag::GNU_LONG_NAME => Some("GNU long-name"),
+        typeflag::REGULAR | typeflag::REGULAR_OLD => Some("regular-file"),
+        _ => None,
+    };
+    if let Some(kind) = described {
+        if h[field::LINKNAME].iter().any(|b| *b != 0) {
+            return Err(format!("a {kind} header with a non-empty linkname field"));
+        }
     }
-    let name = cstr(&h[..100]);
-    let prefix = if gnu { &[][..] } else { cstr(&h[345..500]) };
+    let name = cstr(&h[field::NAME]);
+    let prefix = if gnu {
+        &[][..]
+    } else {
+        cstr(&h[field::PREFIX])
+    };
     let name = if prefix.is_empty() {
         name.to_vec()
     } else {
@@ -239,7 +241,7 @@ pub(crate) fn decode(h: &[u8; BLOCK]) -> Result<Header, String> {
         v
     };
     Ok(Header {
-        typeflag,
+        typeflag: flag,
         size,
         name,
     })
