@@ -13,6 +13,7 @@
 //! cannot support is `ok: null` with the reason, never a pass.
 
 pub mod claims;
+pub mod errors;
 pub mod inferencex;
 pub mod json;
 pub mod numpy;

@@ -42,6 +42,7 @@
 pub mod attested;
 pub mod bundled;
 pub mod context;
+pub mod derived;
 pub mod engines;
 pub mod evidence;
 pub mod facts;
@@ -116,8 +117,12 @@ pub struct Options<'a> {
     /// The published write-up, checked row by row and cell by cell.
     pub publication: Option<&'a Publication>,
     /// Rows of the publication that no evidence supports fail instead of
-    /// being reported as not checked.
+    /// being reported as not checked; v1.1: so do the journal checks of a
+    /// point without a journal.
     pub require_all_rows: bool,
+    /// v1.1: re-derives client records from the points' source files;
+    /// `None` fails `point:<name>.source` of every point that names one.
+    pub deriver: Option<&'a dyn derived::RecordDeriver>,
 }
 
 impl Options<'_> {
@@ -201,8 +206,12 @@ pub struct Inputs<'a> {
     pub trust: Option<&'a TrustStore>,
     /// The published write-up.
     pub publication: Option<&'a Publication>,
-    /// Rows of the write-up that no evidence supports fail.
+    /// Rows of the write-up that no evidence supports fail; v1.1: so do the
+    /// journal checks of a point without a journal.
     pub require_all: bool,
+    /// v1.1: re-derives client records from the points' source files (the
+    /// adoption layer's `adopt::derive::PeerDeriver`).
+    pub deriver: Option<&'a dyn derived::RecordDeriver>,
     /// Fail unless a release seal verifies under a key trusted for
     /// `release`.
     pub require_seal: bool,
@@ -233,6 +242,7 @@ pub fn verify(
             .map(|v| v as &dyn EngineAttestationVerifier),
         publication: inputs.publication,
         require_all_rows: inputs.require_all,
+        deriver: inputs.deriver,
     };
     let mut v = if target.is_dir() {
         if inputs.structure_only {

@@ -55,8 +55,10 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "WRITEUP.md")]
     pub publication: Option<PathBuf>,
     /// With --publication: a row that no evidence in the run supports fails
-    /// (by default it is reported as not checked, and named).
-    #[arg(long, requires = "publication")]
+    /// (by default it is reported as not checked, and named). v1.1: so do
+    /// the journal checks of a point without a journal (`--require-all` is
+    /// the same flag).
+    #[arg(long, alias = "require-all", requires = "publication")]
     pub require_all_rows: bool,
     /// Also write the report as one self-contained HTML page (verdict,
     /// checks, published inputs, recomputed table, latency plots).

@@ -63,6 +63,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         trust: trust.as_ref(),
         publication: publication.as_ref(),
         require_all: args.require_all_rows,
+        deriver: Some(&proofpack::adopt::derive::PeerDeriver),
         require_seal: args.require_seal,
         seal: args.seal.as_deref(),
         structure_only: args.structure_only,
