@@ -258,12 +258,17 @@ fn engine_rows(
         },
         PinnedRow {
             label: "Accelerator per engine".into(),
-            value: match p.parallelism.get("tensor") {
-                Some(t) => format!(
-                    "{}, {} GPUs, tensor parallelism {t}",
-                    p.accelerator.name, p.accelerator.count
-                ),
-                None => format!("{}, {} GPUs", p.accelerator.name, p.accelerator.count),
+            value: {
+                let n = p.accelerator.count;
+                let gpus = format!(
+                    "{}, {n} GPU{}",
+                    p.accelerator.name,
+                    if n == 1 { "" } else { "s" }
+                );
+                match p.parallelism.get("tensor") {
+                    Some(t) => format!("{gpus}, tensor parallelism {t}"),
+                    None => gpus,
+                }
             },
         },
     ];

@@ -90,8 +90,17 @@ pub fn point_checks(
     let tolerance = q.clock_tolerance();
     match p.journal.as_deref() {
         None => {
-            for n in JOURNAL_CHECKS {
-                report.push(no_second_witness(id(n), require_all));
+            for (k, n) in JOURNAL_CHECKS.iter().enumerate() {
+                report.push(if require_all && k > 0 {
+                    // One cause, one failure: the rest hang on the first.
+                    Check::not_checkable_by(
+                        id(n),
+                        id(JOURNAL_CHECKS[0]),
+                        format!("{NO_SECOND_WITNESS} (the point names no journal)"),
+                    )
+                } else {
+                    no_second_witness(id(n), require_all)
+                });
             }
         }
         Some(journal) => match (run.problem(journal), collected.journals.get(journal)) {
