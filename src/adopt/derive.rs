@@ -36,7 +36,7 @@ use crate::peers::errors::RequestError;
 use crate::peers::json::Scalar;
 use crate::peers::results::{parse_results, ResultObject, ResultsError};
 use crate::peers::{check_objects, Format};
-use crate::qualify::derived::{Derived, RecordDeriver};
+use crate::qualify::deriver::{Derived, RecordDeriver};
 use crate::qualify::schema::{Point, PointSource, Status, DERIVE_RULES};
 
 /// What the derivation needs besides the file.

@@ -13,7 +13,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use super::derived::{Comparing, DerivedPoint, IoGuard, RecordDeriver};
+use super::deriver::{Comparing, DerivedPoint, IoGuard, RecordDeriver};
 use super::records::{read_client_records, read_journal, ClientSummary, JournalSummary};
 use super::schema::{Pins, Qualification};
 use crate::digest::{Hasher, Sha256Digest};

@@ -43,6 +43,7 @@ pub mod attested;
 pub mod bundled;
 pub mod context;
 pub mod derived;
+pub mod deriver;
 pub mod engines;
 pub mod evidence;
 pub mod facts;
@@ -122,7 +123,7 @@ pub struct Options<'a> {
     pub require_all_rows: bool,
     /// v1.1: re-derives client records from the points' source files;
     /// `None` fails `point:<name>.source` of every point that names one.
-    pub deriver: Option<&'a dyn derived::RecordDeriver>,
+    pub deriver: Option<&'a dyn deriver::RecordDeriver>,
 }
 
 impl Options<'_> {
@@ -211,7 +212,7 @@ pub struct Inputs<'a> {
     pub require_all: bool,
     /// v1.1: re-derives client records from the points' source files (the
     /// adoption layer's `adopt::derive::PeerDeriver`).
-    pub deriver: Option<&'a dyn derived::RecordDeriver>,
+    pub deriver: Option<&'a dyn deriver::RecordDeriver>,
     /// Fail unless a release seal verifies under a key trusted for
     /// `release`.
     pub require_seal: bool,
