@@ -295,7 +295,7 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
             Some(l) => {
                 let tol = agreement_tolerance(gaps.len(), magnitude);
                 let diff = l[i] - (ttft + sum);
-                if !(diff.abs() <= tol) {
+                if diff.is_nan() || diff.abs() > tol {
                     return Err(bad(format!(
                         "latencies[{i}] = {} s but ttfts[{i}] + sum(itls[{i}]) = {} s: they differ by {diff:e} s, more than the file's precision allows ({tol:e} s)",
                         l[i],

@@ -274,10 +274,15 @@ fn engine_rows(
     ];
     if let Some(w) = s.subject("weights.manifest") {
         rows.push(match manifest_lines(root, &w.digest)? {
-            Some(n) => PinnedRow {
+            Some((n, shards)) => PinnedRow {
                 label: "Checkpoint weights".into(),
                 value: format!(
-                    "{n} files; SHA-256 of the sorted path:sha256 manifest is {}",
+                    "{n} {}; SHA-256 of the sorted path:sha256 manifest is {}",
+                    if shards {
+                        "safetensors shards"
+                    } else {
+                        "files"
+                    },
                     w.digest.to_hex()
                 ),
             },
@@ -296,8 +301,9 @@ fn engine_rows(
     Ok(rows)
 }
 
-/// The line count of the file under `manifests/` whose SHA-256 is `d`.
-fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<u64>, AdoptError> {
+/// The line count of the file under `manifests/` whose SHA-256 is `d`,
+/// and whether every line names a `.safetensors` file.
+fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, bool)>, AdoptError> {
     let dir = root.join("manifests");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(None);
@@ -308,7 +314,15 @@ fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<u64>, AdoptErr
         let bytes =
             crate::manifest::read_capped(p, 1 << 30).map_err(|e| AdoptError::Run(e.to_string()))?;
         if Sha256Digest::of_bytes(&bytes) == *d {
-            return Ok(Some(bytes.iter().filter(|b| **b == b'\n').count() as u64));
+            let text = String::from_utf8_lossy(&bytes);
+            let shards = text.lines().all(|l| {
+                l.rsplit_once(':')
+                    .is_some_and(|(path, _)| path.ends_with(".safetensors"))
+            });
+            return Ok(Some((
+                bytes.iter().filter(|b| **b == b'\n').count() as u64,
+                shards,
+            )));
         }
     }
     Ok(None)

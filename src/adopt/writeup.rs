@@ -227,7 +227,7 @@ pub fn fill_template(
             }
         }
     }
-    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     for w in edits.windows(2) {
         if w[1].1 > w[0].0 {
             return Err(AdoptError::Usage(format!(
