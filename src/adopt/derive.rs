@@ -37,6 +37,7 @@ use crate::peers::json::Scalar;
 use crate::peers::results::{parse_results, ResultObject, ResultsError};
 use crate::peers::{check_objects, Format};
 use crate::qualify::deriver::{Derived, RecordDeriver};
+use crate::qualify::records::MAX_CLIENT_RECORDS;
 use crate::qualify::schema::{Point, PointSource, Status, DERIVE_RULES};
 
 /// What the derivation needs besides the file.
@@ -244,6 +245,14 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
             why: "the per-request arrays are empty: no request to import".into(),
         });
     }
+    if n as u64 > MAX_CLIENT_RECORDS {
+        return Err(DeriveError::Shape {
+            file: file.to_string(),
+            why: format!(
+                "{n} requests; a point holds at most {MAX_CLIENT_RECORDS} client records (contract section 6): split the run into points"
+            ),
+        });
+    }
     let date = match obj.get("date") {
         Some(Scalar::Str(s)) => s.clone(),
         _ => {
@@ -302,6 +311,12 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
                         ttft + sum
                     )));
                 }
+                if l[i] < ttft {
+                    return Err(bad(format!(
+                        "latencies[{i}] = {} s is shorter than ttfts[{i}] = {ttft} s",
+                        l[i]
+                    )));
+                }
                 l[i]
             }
         };
@@ -331,6 +346,15 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
             (Some(_), None, Some(ft)) => Some(ft + itls.row(i).iter().fold(0.0, |s, g| s + g)),
             (Some(e), _, _) => Some(sent_at + e),
         };
+        let times = [Some(sent_at), first_token_at, finished_at];
+        if times.iter().flatten().any(|t| !t.is_finite()) {
+            return Err(fail(
+                file,
+                p,
+                i,
+                "its times do not fit a number once anchored (the values are out of any clock's range)".into(),
+            ));
+        }
         records.push(Record {
             request_id: format!("{}{i}", p.request_id_prefix),
             point: p.point.clone(),

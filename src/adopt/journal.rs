@@ -157,6 +157,71 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// The lines of a LiteLLM log that belong to a point (their request id
+/// starts with the point's prefix), and how many were left out.
+pub struct ParsedLog {
+    lines: Vec<Line>,
+    /// Lines of other requests.
+    pub other: u64,
+    /// Lines without an `x-request-id`.
+    pub without_id: u64,
+}
+
+impl ParsedLog {
+    /// The point's lines.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+    /// True when no line is the point's.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+/// Reads a LiteLLM log (`file` names it in errors): every line a
+/// `StandardLoggingPayload` object, strict JSON, no blank line.
+pub fn parse_log(file: &Path, bytes: &[u8], prefix: &str) -> Result<ParsedLog, AdoptError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| AdoptError::Refused(format!("{}: not UTF-8", file.display())))?;
+    let mut log = ParsedLog {
+        lines: Vec::new(),
+        other: 0,
+        without_id: 0,
+    };
+    for (i, t) in text.lines().enumerate() {
+        let n = i as u64 + 1;
+        let t = t.trim_end_matches('\r');
+        if t.trim().is_empty() {
+            return Err(bad(file, n, "blank line"));
+        }
+        match read_line(file, n, t)? {
+            None => log.without_id += 1,
+            Some(l) if l.id.starts_with(prefix) => log.lines.push(l),
+            Some(_) => log.other += 1,
+        }
+    }
+    Ok(log)
+}
+
+/// The journal events of a point's log lines, as JSON Lines, and how many.
+pub fn events(log: &ParsedLog, point: &str) -> (Vec<u8>, u64) {
+    let mut out = Vec::new();
+    let mut n = 0u64;
+    let mut push = |v: Value| {
+        serde_json::to_writer(&mut out, &v).expect("JSON values serialise");
+        out.push(b'\n');
+        n += 1;
+    };
+    for l in &log.lines {
+        push(json!({"request_id": l.id, "point": point, "event": "received", "at": l.start, "log_line": l.line}));
+        if let Some(f) = l.first {
+            push(json!({"request_id": l.id, "point": point, "event": "first_token", "at": f, "log_line": l.line}));
+        }
+        push(json!({"request_id": l.id, "point": point, "event": "terminal", "at": l.end, "status": l.status, "log_line": l.line}));
+    }
+    (out, n)
+}
+
 /// Imports a LiteLLM request log as the journal of point `name`.
 pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImported, AdoptError> {
     let mut run = RunFile::load(root)?;
@@ -171,21 +236,9 @@ pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImpo
     };
     let bytes = crate::manifest::read_capped(log, MAX_RESULT_FILE)
         .map_err(|e| AdoptError::Refused(e.to_string()))?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|_| AdoptError::Refused(format!("{}: not UTF-8", log.display())))?;
-    let (mut lines, mut other, mut without_id) = (Vec::new(), 0u64, 0u64);
-    for (i, t) in text.lines().enumerate() {
-        let n = i as u64 + 1;
-        let t = t.trim_end_matches('\r');
-        if t.trim().is_empty() {
-            return Err(bad(log, n, "blank line"));
-        }
-        match read_line(log, n, t)? {
-            None => without_id += 1,
-            Some(l) if l.id.starts_with(&src.request_id_prefix) => lines.push(l),
-            Some(_) => other += 1,
-        }
-    }
+    let parsed = parse_log(log, &bytes, &src.request_id_prefix)?;
+    let (other, without_id) = (parsed.other, parsed.without_id);
+    let lines = &parsed.lines;
     if lines.is_empty() {
         return Err(AdoptError::Refused(format!(
             "{}: no line names a request of point {name:?} (an x-request-id starting with {:?}); {other} line(s) of other requests, {without_id} without an x-request-id",
@@ -207,7 +260,7 @@ pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImpo
         .map(|r| (r.request_id.as_str(), r))
         .collect();
     let mut diffs = Vec::new();
-    for l in &lines {
+    for l in lines {
         if let Some(r) = by_id.get(l.id.as_str()).filter(|r| r.status == "ok") {
             if let (Some(a), Some(b)) = (l.first, r.first_token_at) {
                 diffs.push(a - b);
@@ -230,26 +283,7 @@ pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImpo
         let again = derive(&objects[i], &params, &src.file).map_err(AdoptError::Derive)?;
         write_file(root, &point.client_records, &again.render())?;
     }
-    let mut out = Vec::new();
-    let mut events = 0u64;
-    let mut push = |v: Value| {
-        serde_json::to_writer(&mut out, &v).expect("JSON values serialise");
-        out.push(b'\n');
-        events += 1;
-    };
-    for l in &lines {
-        push(
-            json!({"request_id": l.id, "point": name, "event": "received", "at": l.start, "log_line": l.line}),
-        );
-        if let Some(f) = l.first {
-            push(
-                json!({"request_id": l.id, "point": name, "event": "first_token", "at": f, "log_line": l.line}),
-            );
-        }
-        push(
-            json!({"request_id": l.id, "point": name, "event": "terminal", "at": l.end, "status": l.status, "log_line": l.line}),
-        );
-    }
+    let (out, events) = events(&parsed, name);
     let journal_rel = format!("points/{name}/journal.jsonl");
     let raw_rel = format!("inputs/{name}.litellm.jsonl");
     write_file(root, &raw_rel, &bytes)?;
