@@ -29,9 +29,14 @@
 //! 5. [`peers`]: results of other benchmark tools (vLLM, SGLang,
 //!    InferenceX rows and receipts) verified in their own formats (uses
 //!    `qualify`'s claims).
+//! 6. [`adopt`]: from a benchmark client's result files to a run directory
+//!    and its write-up (`run new`, `run import`, `publish`), above
+//!    `qualify` and `peers`; `qualify` reaches its record derivation
+//!    through `qualify::derived::RecordDeriver`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod adopt;
 pub mod atomic;
 pub mod attest;
 pub mod bundle;

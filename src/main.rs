@@ -67,6 +67,10 @@ enum Command {
     Receipt(cli::receipt::ReceiptArgs),
     /// The local catalog: recorded seals and verifications, baselines, hash cache.
     Catalog(cli::catalog::CatalogArgs),
+    /// A run directory from benchmark client results: `run new`, `run import`.
+    Run(cli::run::RunArgs),
+    /// The claims and the write-up of a run, computed from its evidence.
+    Publish(cli::publish::PublishArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +97,8 @@ fn main() -> ExitCode {
         Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
         Command::Results(a) => cli::results::run_results(a, &ui),
         Command::Receipt(a) => cli::receipt::run_receipt(a, &ui),
+        Command::Run(a) => cli::run::run_run(a, &ui),
+        Command::Publish(a) => cli::publish::run_publish(a, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

@@ -15,6 +15,8 @@ data. Facts from those sources, not their code: see docs/peers.md.
     python peers_reference.py bench-gen FILE N LEN  a vLLM file of N requests of LEN tokens
     python peers_reference.py receipt-fix DIR       restate member sizes/digests, receipt_id
                                                     and receipt.sha256 after an edit
+    python peers_reference.py import-gen OUTDIR SEED  the vLLM and SGLang files of one point
+                                                    for `run import` (issue 24)
 """
 import hashlib
 import json
@@ -239,6 +241,59 @@ def bench_gen(path, n, out_len, seed=7):
         json.dump(r, f)
 
 
+def import_gen(outdir, seed):
+    """One point's results as the clients measure them (issue 24): every
+    time is a difference of simulated time.perf_counter() readings, as in
+    vLLM's endpoint_request_func (ttft = t1 - st, itl = t[k+1] - t[k],
+    latency = t_last - st), so latency equals ttft + sum(itls) to the
+    rounding of the readings. 60 requests at 2 request/s (Poisson), one
+    HTTP 500 and one client timeout. Written as vllm bench serve
+    (--save-result --save-detailed) and as SGLang bench_serving
+    --output-details (which keeps no start times)."""
+    rng = random.Random(seed)
+    os.makedirs(outdir, exist_ok=True)
+    outs = []
+    st = 4200000.25
+    timeout_tb = ("Traceback (most recent call last):\n"
+                  "  File \"endpoint_request_func.py\", line 402, in async_request_openai_chat_completions\n"
+                  "    async for chunk_bytes in response.content.iter_any():\n"
+                  "asyncio.exceptions.TimeoutError\n")
+    for i in range(60):
+        st += rng.expovariate(2.0)
+        prompt = rng.randint(100, 140)
+        if i == 17:
+            outs.append(dict(success=False, prompt_len=prompt, output_len=0, ttft=0.0, itl=[],
+                             latency=0.0, start=st, error="Internal Server Error"))
+            continue
+        if i == 41:
+            outs.append(dict(success=False, prompt_len=prompt, output_len=0, ttft=0.0, itl=[],
+                             latency=0.0, start=st, error=timeout_tb))
+            continue
+        out_len = rng.randint(20, 120)
+        t = st + rng.lognormvariate(-2.5, 0.4)
+        ttft = t - st
+        itl = []
+        for _ in range(out_len - 1):
+            nxt = t + rng.lognormvariate(-4.2, 0.2)
+            itl.append(nxt - t)
+            t = nxt
+        outs.append(dict(success=True, prompt_len=prompt, output_len=out_len, ttft=ttft, itl=itl,
+                         latency=t - st, start=st, error=""))
+    end = max(o["start"] + o["latency"] for o in outs)
+    dur = end - outs[0]["start"] + 0.002
+    r = vllm_result(outs, dur, "new")
+    r["date"] = "20260625-154512"
+    r["model_id"] = r["tokenizer_id"] = "Qwen/Qwen3-8B"
+    r["request_rate"] = 2.0
+    r["max_concurrency"] = None
+    with open(os.path.join(outdir, "vllm-bench-serve-import.json"), "w") as f:
+        json.dump(r, f)
+    g = sglang_result(outs, dur)
+    g["request_rate"] = 2.0
+    with open(os.path.join(outdir, "sglang-bench-serving-import.jsonl"), "w") as f:
+        f.write(json.dumps(g) + "\n")
+
+
 def recompute_fields(r, style):
     outs = []
     for i in range(len(r["ttfts"])):
@@ -307,6 +362,8 @@ def main():
         print(json.dumps({"load_s": t1 - t0, "recompute_s": t2 - t1, "mismatched": bad}))
     elif cmd == "bench-gen":
         bench_gen(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "import-gen":
+        import_gen(sys.argv[2], int(sys.argv[3]))
     elif cmd == "receipt-fix":
         receipt_fix(sys.argv[2])
     else:

@@ -7,6 +7,8 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::errors::{classify, RequestError};
+
 /// A top-level value that is not one of the per-request arrays.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
@@ -329,8 +331,9 @@ impl<'de> Visitor<'de> for RaggedArray<'_, '_> {
     }
 }
 
-/// Reads the `errors` array: per request, whether it succeeded (an empty
-/// string or `null` is success; any other string is the failure's text).
+/// Reads the `errors` array: per request, what its entry says (an empty
+/// string or `null` is success; any other string is the failure's text,
+/// classified by [`super::errors::classify`]).
 pub struct ErrorsArray<'a, 'b> {
     /// Shared element budget.
     pub budget: &'a mut Budget<'b>,
@@ -339,42 +342,42 @@ pub struct ErrorsArray<'a, 'b> {
 struct ErrElem(usize);
 
 impl<'de> DeserializeSeed<'de> for ErrElem {
-    type Value = bool;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+    type Value = RequestError;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RequestError, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for ErrElem {
-    type Value = bool;
+    type Value = RequestError;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "a string or null at errors[{}]", self.0)
     }
-    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
-        Ok(v.is_empty())
+    fn visit_str<E>(self, v: &str) -> Result<RequestError, E> {
+        Ok(classify(v))
     }
-    fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(true)
+    fn visit_unit<E>(self) -> Result<RequestError, E> {
+        Ok(RequestError::None)
     }
 }
 
 impl<'de> DeserializeSeed<'de> for ErrorsArray<'_, '_> {
-    type Value = Vec<bool>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<bool>, D::Error> {
+    type Value = Vec<RequestError>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<RequestError>, D::Error> {
         d.deserialize_seq(self)
     }
 }
 
 impl<'de> Visitor<'de> for ErrorsArray<'_, '_> {
-    type Value = Vec<bool>;
+    type Value = Vec<RequestError>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an array of strings for errors")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<bool>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<RequestError>, A::Error> {
         let mut out = Vec::new();
-        while let Some(ok) = seq.next_element_seed(ErrElem(out.len()))? {
+        while let Some(e) = seq.next_element_seed(ErrElem(out.len()))? {
             self.budget.take("errors")?;
-            out.push(ok);
+            out.push(e);
         }
         Ok(out)
     }

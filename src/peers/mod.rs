@@ -14,6 +14,7 @@
 
 pub mod claims;
 pub mod duration;
+pub mod errors;
 pub mod inferencex;
 pub mod json;
 pub mod receipt;

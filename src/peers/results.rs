@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
+use super::errors::RequestError;
 use super::json::{
     Budget, CountArray, Elem, ErrorsArray, NumArray, Ragged, RaggedArray, Scalar, ScalarSeed,
 };
@@ -97,6 +98,9 @@ pub struct Arrays {
     pub itls: Option<Ragged>,
     /// `errors`: per request, true when it succeeded (empty string or null).
     pub success: Option<Vec<bool>>,
+    /// `errors` (v1.1): per request, what the entry says (success, a
+    /// timeout the client marks as one, another failure).
+    pub error_kinds: Option<Vec<RequestError>>,
     /// `generated_texts`: only counted.
     pub generated_texts: Option<usize>,
 }
@@ -214,7 +218,11 @@ fn read_fields<'de, A: MapAccess<'de>>(
                     budget: b,
                 })?)
             }
-            "errors" => a.success = Some(map.next_value_seed(ErrorsArray { budget: b })?),
+            "errors" => {
+                let kinds = map.next_value_seed(ErrorsArray { budget: b })?;
+                a.success = Some(kinds.iter().map(|k| k.is_none()).collect());
+                a.error_kinds = Some(kinds);
+            }
             "generated_texts" => {
                 a.generated_texts = Some(map.next_value_seed(CountArray {
                     key: "generated_texts",

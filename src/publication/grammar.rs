@@ -593,7 +593,7 @@ pub const ENGINE_FORMS: &[&str] = &["image sha256:<hex64>"];
 /// The first part of an "Accelerator per engine" value.
 pub const ACCELERATOR_FIRST: &[&str] = &["<name>"];
 /// The further parts of an "Accelerator per engine" value.
-pub const ACCELERATOR_FORMS: &[&str] = &["<count> GPUs", "tensor parallelism <int>"];
+pub const ACCELERATOR_FORMS: &[&str] = &["<count> GPUs", "tensor parallelism <int>", "<count> GPU"];
 
 /// The parts of a "Checkpoint weights" value.
 pub const WEIGHTS_FORMS: &[&str] = &[

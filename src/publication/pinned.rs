@@ -218,14 +218,20 @@ fn pinned_kind(label: &str, value: &str) -> Result<Pinned, String> {
             version: text(&lead[1]),
             image: part(0).map(|s| digest(&text(&s[0]))).transpose()?,
         },
-        LabelKind::Accelerator => Pinned::Accelerator {
-            name: text(&lead[0]),
-            count: part(0).map(|s| match &s[0] {
-                Slot::Count(n, w) => (*n, w.clone()),
-                other => (0, text(other)),
-            }),
-            tensor: part(1).map(|s| whole(&s[0])),
-        },
+        LabelKind::Accelerator => {
+            if part(0).is_some() && part(2).is_some() {
+                return Err("the GPU count is stated twice".into());
+            }
+            Pinned::Accelerator {
+                name: text(&lead[0]),
+                // "<count> GPUs", or v1.1 "<count> GPU" (one GPU).
+                count: part(0).or_else(|| part(2)).map(|s| match &s[0] {
+                    Slot::Count(n, w) => (*n, w.clone()),
+                    other => (0, text(other)),
+                }),
+                tensor: part(1).map(|s| whole(&s[0])),
+            }
+        }
         LabelKind::Budgets => {
             let pick = |a: usize, b: usize| {
                 part(a)

@@ -212,7 +212,7 @@ pub fn verify_bundle_file(
         return Ok(Verification::new(report, opts, &source));
     };
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
-    let mut collector = Collector::new(&plan);
+    let mut collector = Collector::new(&plan).with_deriver(opts.deriver);
     let mut visitor = Pass2 {
         collector: &mut collector,
         seen: Default::default(),
@@ -268,12 +268,13 @@ pub fn verify_bundle_file(
         .chain(plan.pin_paths.iter())
         .chain(plan.plan_file.iter())
         .chain(plan.fact_files.keys())
+        .chain(plan.sources.keys())
     {
         if !seen.contains(rel) {
             unusable.insert(rel.clone(), "not in the bundle".to_string());
         }
     }
-    let collected = collector.out;
+    let collected = collector.finish();
     let run = Run {
         plan: &plan,
         collected: &collected,

@@ -13,6 +13,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use super::deriver::{Comparing, DerivedPoint, IoGuard, RecordDeriver};
 use super::records::{read_client_records, read_journal, ClientSummary, JournalSummary};
 use super::schema::{Pins, Qualification};
 use crate::digest::{Hasher, Sha256Digest};
@@ -48,6 +49,9 @@ pub struct Plan {
     /// Files facts name: read whole when a fact points into them (JSON),
     /// else only hashed.
     pub fact_files: BTreeMap<String, bool>,
+    /// v1.1: result files the client records of a point are derived from
+    /// (path -> point index).
+    pub sources: BTreeMap<String, usize>,
 }
 
 impl Plan {
@@ -56,12 +60,15 @@ impl Plan {
     pub fn new(q: Qualification, pins: Option<&Pins>, counted: &[Sha256Digest]) -> Plan {
         let mut clients = BTreeMap::new();
         let mut journals: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut sources = BTreeMap::new();
         for (i, p) in q.points.iter().enumerate() {
             clients.insert(p.client_records.clone(), i);
-            journals
-                .entry(p.journal.clone())
-                .or_default()
-                .push(p.name.clone());
+            if let Some(j) = &p.journal {
+                journals.entry(j.clone()).or_default().push(p.name.clone());
+            }
+            if let Some(src) = &p.source {
+                sources.insert(src.file.clone(), i);
+            }
         }
         // Attestations and host reports are envelopes, read whole.
         let attestations = q
@@ -96,7 +103,21 @@ impl Plan {
             pin_paths,
             counted_digests,
             fact_files,
+            sources,
         }
+    }
+
+    /// Every file of the run the plan reads as evidence (manifests aside).
+    pub fn wanted(&self) -> BTreeSet<String> {
+        let mut w = BTreeSet::new();
+        w.extend(self.clients.keys().cloned());
+        w.extend(self.journals.keys().cloned());
+        w.extend(self.attestations.iter().cloned());
+        w.extend(self.pin_paths.iter().cloned());
+        w.extend(self.plan_file.iter().cloned());
+        w.extend(self.fact_files.keys().cloned());
+        w.extend(self.sources.keys().cloned());
+        w
     }
 }
 
@@ -141,6 +162,15 @@ pub struct Collected {
     pub undeclared_files: u64,
     /// Paths read as evidence or sniffed (every regular file offered).
     pub offered: u64,
+    /// v1.1: point index -> what its source file derives to, or why it
+    /// cannot be derived from.
+    pub derived: BTreeMap<usize, Result<DerivedPoint, String>>,
+    /// v1.1: point index -> the summary of the client-records file as read,
+    /// for the points whose records are derived from a source (their
+    /// `clients` entry is then the summary of the derived records).
+    pub records_read: BTreeMap<usize, ClientSummary>,
+    /// The summaries of the derived records until [`Collector::finish`].
+    derived_clients: BTreeMap<usize, ClientSummary>,
 }
 
 /// Longest first line read to tell whether an undeclared file holds records.
@@ -163,6 +193,7 @@ pub struct Collector<'a> {
     plan: &'a Plan,
     /// The result so far.
     pub out: Collected,
+    deriver: Option<&'a dyn RecordDeriver>,
 }
 
 struct HashingReader<'r> {
@@ -184,7 +215,31 @@ impl<'a> Collector<'a> {
         Collector {
             plan,
             out: Collected::default(),
+            deriver: None,
         }
+    }
+
+    /// The collector with `deriver` re-deriving client records from the
+    /// points' source files (v1.1).
+    pub fn with_deriver(mut self, deriver: Option<&'a dyn RecordDeriver>) -> Self {
+        self.deriver = deriver;
+        self
+    }
+
+    /// What the pass found. A point whose records derive from its source
+    /// has the derived records' summary as its `clients` entry (the raw
+    /// file is the evidence); the records file's own is in `records_read`.
+    pub fn finish(mut self) -> Collected {
+        let derived = std::mem::take(&mut self.out.derived_clients);
+        for (i, s) in derived {
+            if let Some(read) = self.out.clients.insert(i, s) {
+                self.out.records_read.insert(i, read);
+            }
+        }
+        for d in self.out.derived.values_mut().flatten() {
+            d.bytes = None;
+        }
+        self.out
     }
 
     /// True if verification reads `rel` as evidence (every other file is
@@ -196,6 +251,7 @@ impl<'a> Collector<'a> {
             || self.plan.pin_paths.contains(rel)
             || self.plan.plan_file.as_deref() == Some(rel)
             || self.plan.fact_files.contains_key(rel)
+            || self.plan.sources.contains_key(rel)
             || is_manifest_file(rel)
             || is_chain_candidate(rel)
     }
@@ -242,14 +298,25 @@ impl<'a> Collector<'a> {
         };
         if let Some(&i) = self.plan.clients.get(rel) {
             let p = &self.plan.q.points[i];
-            let s = read_client_records(
-                &mut r,
-                rel,
-                &p.name,
-                self.plan.q.slo.ttft_s,
-                self.plan.q.slo.tpot_s,
-            )?;
+            let (ttft, tpot) = (self.plan.q.slo.ttft_s, self.plan.q.slo.tpot_s);
+            let expected = self
+                .out
+                .derived
+                .get_mut(&i)
+                .and_then(|d| d.as_mut().ok())
+                .and_then(|d| d.bytes.take().map(|b| (d, b)));
+            let s = match expected {
+                Some((d, bytes)) => {
+                    let mut cmp = Comparing::new(&mut r, &bytes);
+                    let s = read_client_records(&mut cmp, rel, &p.name, ttft, tpot)?;
+                    d.difference = cmp.difference();
+                    s
+                }
+                None => read_client_records(&mut r, rel, &p.name, ttft, tpot)?,
+            };
             self.out.clients.insert(i, s);
+        } else if let Some(&i) = self.plan.sources.get(rel) {
+            self.derive(i, rel, &mut r)?;
         } else if let Some(names) = self.plan.journals.get(rel) {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let s = read_journal(&mut r, rel, &names)?;
@@ -308,6 +375,44 @@ impl<'a> Collector<'a> {
         if !is_manifest_file(rel) || self.plan.counted_digests.contains(&digest) {
             self.out.hashes.insert(rel.to_string(), digest);
         }
+        Ok(())
+    }
+}
+
+impl Collector<'_> {
+    /// Derives point `i`'s records from its source file `rel` (v1.1).
+    fn derive(&mut self, i: usize, rel: &str, r: &mut dyn Read) -> io::Result<()> {
+        let p = &self.plan.q.points[i];
+        let Some(src) = &p.source else {
+            return Ok(());
+        };
+        let Some(deriver) = self.deriver else {
+            self.out.derived.insert(
+                i,
+                Err(format!(
+                    "this verifier cannot re-derive client records from a result file (it was built without a record deriver), so {} was not checked against {rel}",
+                    p.client_records
+                )),
+            );
+            return Ok(());
+        };
+        let mut guard = IoGuard::new(r);
+        let result = deriver.derive(p, src, rel, &mut guard);
+        if let Some(e) = guard.error.take() {
+            return Err(e);
+        }
+        let d = match result {
+            Ok(d) => d,
+            Err(why) => {
+                self.out.derived.insert(i, Err(why));
+                return Ok(());
+            }
+        };
+        let file = format!("{} (as derived from {rel})", p.client_records);
+        let (ttft, tpot) = (self.plan.q.slo.ttft_s, self.plan.q.slo.tpot_s);
+        let s = read_client_records(&mut d.records.as_slice(), &file, &p.name, ttft, tpot)?;
+        self.out.derived_clients.insert(i, s);
+        self.out.derived.insert(i, Ok(DerivedPoint::of(d)));
         Ok(())
     }
 }
@@ -404,13 +509,7 @@ pub fn collect_run_dir(
 ) -> Result<RunDirScan, RunDirError> {
     let (found, tree_problems) = crate::manifest::scan_run_dir(root)?;
     let plan = collector.plan;
-    let mut wanted: BTreeSet<String> = BTreeSet::new();
-    wanted.extend(plan.clients.keys().cloned());
-    wanted.extend(plan.journals.keys().cloned());
-    wanted.extend(plan.attestations.iter().cloned());
-    wanted.extend(plan.pin_paths.iter().cloned());
-    wanted.extend(plan.plan_file.iter().cloned());
-    wanted.extend(plan.fact_files.keys().cloned());
+    let mut wanted = plan.wanted();
     let mut scan = RunDirScan {
         files: found.len() as u64,
         tree_problems,

@@ -28,7 +28,9 @@
 //!   [`attested`] (engine attestations and the verifier interface),
 //!   [`facts`] and [`pins`] (published values), [`hosts`] (host launch
 //!   checks), [`inventory`] (records outside the declared points, read
-//!   limits), [`point`] with [`metrics`] (per-point invariants and every
+//!   limits), [`derived`] with [`deriver`] (v1.1: client records derived
+//!   again from the benchmark client's result file), [`point`] with
+//!   [`metrics`] (per-point invariants and every
 //!   published number recomputed, numpy's percentile bit for bit), and
 //!   [`published`] (the write-up's rows and cells);
 //! - [`verdict`]: the one sentence that says what a green or red covers;
@@ -42,6 +44,8 @@
 pub mod attested;
 pub mod bundled;
 pub mod context;
+pub mod derived;
+pub mod deriver;
 pub mod engines;
 pub mod evidence;
 pub mod facts;
@@ -116,8 +120,12 @@ pub struct Options<'a> {
     /// The published write-up, checked row by row and cell by cell.
     pub publication: Option<&'a Publication>,
     /// Rows of the publication that no evidence supports fail instead of
-    /// being reported as not checked.
+    /// being reported as not checked; v1.1: so do the journal checks of a
+    /// point without a journal.
     pub require_all_rows: bool,
+    /// v1.1: re-derives client records from the points' source files;
+    /// `None` fails `point:<name>.source` of every point that names one.
+    pub deriver: Option<&'a dyn deriver::RecordDeriver>,
 }
 
 impl Options<'_> {
@@ -207,8 +215,12 @@ pub struct Inputs<'a> {
     pub trust: Option<&'a TrustStore>,
     /// The published write-up.
     pub publication: Option<&'a Publication>,
-    /// Rows of the write-up that no evidence supports fail.
+    /// Rows of the write-up that no evidence supports fail; v1.1: so do the
+    /// journal checks of a point without a journal.
     pub require_all: bool,
+    /// v1.1: re-derives client records from the points' source files (the
+    /// adoption layer's `adopt::derive::PeerDeriver`).
+    pub deriver: Option<&'a dyn deriver::RecordDeriver>,
     /// Fail unless a release seal verifies under a key trusted for
     /// `release`.
     pub require_seal: bool,
@@ -220,6 +232,11 @@ pub struct Inputs<'a> {
     pub limits: &'a Limits,
     /// What the page says of the inputs (paths, digests, time).
     pub page: &'a PageContext,
+    /// Refuse to run without `trust` (unless `structure_only`): `verify`
+    /// does, since a signature nobody trusts proves nothing. `publish`
+    /// does not: it reads the run to write it up and vouches for no
+    /// signature (its readers verify with their own trust roots).
+    pub trust_required: bool,
 }
 
 /// Verifies the run at `target` (a sealed bundle or a run directory)
@@ -233,7 +250,7 @@ pub fn verify(
 ) -> Result<Verification, QualifyError> {
     // A qualification cannot be verified without trust roots: a missing
     // trust file is a usage error, as for `attest verify` and `fleet verify`.
-    if inputs.trust.is_none() && !inputs.structure_only {
+    if inputs.trust.is_none() && !inputs.structure_only && inputs.trust_required {
         return Err(QualifyError::Usage(
             "verify needs --trust TRUST, the keys you trust for engine, release and host (a signature nobody trusts proves nothing); a trust file is made with `proofpack key trust --engine ENGINE.pub --release RELEASE.pub --host HOST.pub -o trust.json`. --structure-only checks a bundle's structure without it".into(),
         ));
@@ -246,6 +263,7 @@ pub fn verify(
             .map(|v| v as &dyn EngineAttestationVerifier),
         publication: inputs.publication,
         require_all_rows: inputs.require_all,
+        deriver: inputs.deriver,
     };
     let mut v = if target.is_dir() {
         if inputs.structure_only {

@@ -32,6 +32,7 @@ pub fn point_checks(
     run: &Run<'_>,
     i: usize,
     arrival: Arrival,
+    require_all: bool,
 ) -> Option<PointMetrics> {
     let (q, collected) = (run.q(), run.collected);
     let p = &q.points[i];
@@ -87,19 +88,62 @@ pub fn point_checks(
     count_checks(report, &base, p, client);
     rate_check(report, &base, p, client, arrival);
     let tolerance = q.clock_tolerance();
-    match (run.problem(&p.journal), collected.journals.get(&p.journal)) {
-        (None, Some(j)) => journal_checks(report, &base, p, client, j, tolerance),
-        (problem, _) => {
-            let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.journal));
-            report.push(Check::fail(id("journal.terminal"), why.clone()));
-            for n in ["journal.orphans", "status", "journal.timing"] {
-                report.push(Check::not_checkable(id(n), &why));
+    match p.journal.as_deref() {
+        None => {
+            for (k, n) in JOURNAL_CHECKS.iter().enumerate() {
+                report.push(if require_all && k > 0 {
+                    // One cause, one failure: the rest hang on the first.
+                    Check::not_checkable_by(
+                        id(n),
+                        id(JOURNAL_CHECKS[0]),
+                        format!("{NO_SECOND_WITNESS} (the point names no journal)"),
+                    )
+                } else {
+                    no_second_witness(id(n), require_all)
+                });
             }
         }
+        Some(journal) => match (run.problem(journal), collected.journals.get(journal)) {
+            (None, Some(j)) => journal_checks(report, &base, p, journal, client, j, tolerance),
+            (problem, _) => {
+                let why = problem.unwrap_or_else(|| format!("{journal}: not in the run"));
+                report.push(Check::fail(id("journal.terminal"), why.clone()));
+                for n in ["journal.orphans", "status", "journal.timing"] {
+                    report.push(Check::not_checkable(id(n), &why));
+                }
+            }
+        },
     }
     let m = &client.metrics;
     claim_checks(report, &base, q, p, m, &client.breaches);
     Some(m.clone())
+}
+
+/// The checks the router journal witnesses.
+const JOURNAL_CHECKS: [&str; 4] = [
+    "journal.terminal",
+    "journal.orphans",
+    "status",
+    "journal.timing",
+];
+
+/// What stands for a journal check of a point without a journal (v1.1):
+/// not checked, or failed under `--require-all`.
+pub const NO_SECOND_WITNESS: &str = "no independent journal witnesses the client records";
+
+fn no_second_witness(id: String, require_all: bool) -> Check {
+    if require_all {
+        Check::fail(
+            id,
+            format!("{NO_SECOND_WITNESS} (the point names no journal); --require-all"),
+        )
+    } else {
+        Check::not_checked(
+            id,
+            Reason::NoEvidence,
+            format!("not checked: {NO_SECOND_WITNESS} (the point names no journal)"),
+        )
+    }
 }
 
 /// `point:<name>.claims`: a point publishes something to check.
@@ -221,6 +265,7 @@ fn journal_checks(
     report: &mut Report,
     base: &str,
     p: &schema::Point,
+    journal: &str,
     client: &ClientSummary,
     j: &JournalSummary,
     tolerance: f64,
@@ -240,11 +285,11 @@ fn journal_checks(
             None => terminal.push(format!("request {rid:?} ({at}) has no terminal event")),
             Some(t) if t.count == 0 => terminal.push(format!(
                 "request {rid:?} ({at}) has no terminal event in {}",
-                p.journal
+                journal
             )),
             Some(t) if t.count > 1 => terminal.push(format!(
                 "request {rid:?} has {} terminal events ({}:{} and line {})",
-                t.count, p.journal, t.terminal_lines[0], t.terminal_lines[1]
+                t.count, journal, t.terminal_lines[0], t.terminal_lines[1]
             )),
             Some(t) => {
                 if t.status != Some(c.status) {
@@ -252,7 +297,7 @@ fn journal_checks(
                         "request {rid:?}: client status {} ({at}), terminal status {} ({}:{})",
                         c.status.as_str(),
                         t.status.map_or("none", Status::as_str),
-                        p.journal,
+                        journal,
                         t.terminal_lines[0]
                     ));
                 }
@@ -260,7 +305,7 @@ fn journal_checks(
         }
         if let Some(t) = events.get(*rid) {
             if let Some(why) = timing_problem(c, t, tolerance) {
-                timing.push(format!("request {rid:?} ({at}; {}): {why}", p.journal));
+                timing.push(format!("request {rid:?} ({at}; {}): {why}", journal));
             }
         }
     }
@@ -274,22 +319,18 @@ fn journal_checks(
     for (rid, line) in orphan_list {
         orphans.push(format!(
             "request {rid:?} ({}:{line}) has no client record",
-            p.journal
+            journal
         ));
     }
     if !j.problems.is_empty() {
         let why = format!(
             "{} has {} malformed line(s): {}",
-            p.journal,
+            journal,
             j.problems.count,
             j.problems.summary()
         );
         report.push(Check::fail(id("journal.terminal"), why));
-        let why = format!(
-            "{} is malformed (see {})",
-            p.journal,
-            id("journal.terminal")
-        );
+        let why = format!("{} is malformed (see {})", journal, id("journal.terminal"));
         for n in ["journal.orphans", "status", "journal.timing"] {
             report.push(Check::not_checkable(id(n), &why));
         }
@@ -298,7 +339,7 @@ fn journal_checks(
     report.push(if terminal.is_empty() {
         Check::pass(
             id("journal.terminal"),
-            format!("{}: exactly one terminal event per request", p.journal),
+            format!("{}: exactly one terminal event per request", journal),
         )
     } else {
         Check::fail(
@@ -314,10 +355,7 @@ fn journal_checks(
     report.push(if orphans.is_empty() {
         Check::pass(
             id("journal.orphans"),
-            format!(
-                "{}: every event of the point has a client record",
-                p.journal
-            ),
+            format!("{}: every event of the point has a client record", journal),
         )
     } else {
         Check::fail(
@@ -345,7 +383,7 @@ fn journal_checks(
             id("journal.timing"),
             format!(
                 "{}: for all {} requests the journal's first event, first_token and terminal times agree with the client's within {tolerance} s, in time order",
-                p.journal,
+                journal,
                 ids.len()
             ),
         )

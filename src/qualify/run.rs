@@ -9,7 +9,7 @@ use super::context::{point_area, Run, ATTESTATIONS_AREA, HOSTS_AREA, PINS_AREA};
 use super::facts::{self, Facts};
 use super::plan::Arrival;
 use super::schema::Qualification;
-use super::{engines, hosts, inventory, pins, plan, point, published};
+use super::{derived, engines, hosts, inventory, pins, plan, point, published};
 use super::{AttestedEngine, Options, PointRow, QUALIFICATION_FILE};
 use crate::report::{Check, Reason, Report};
 
@@ -71,7 +71,7 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
     report.enter(None);
     report.push(inventory::undeclared_check(run));
     report.push(inventory::captured_check(run.collected));
-    let rows = points(report, run, arrival);
+    let rows = points(report, run, arrival, opts.require_all_rows);
     report.enter(None);
     if let Some(publication) = opts.publication {
         publication_checks(report, publication, run, &attested, &rows, &facts, opts);
@@ -80,12 +80,18 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
 }
 
 /// Every point's checks, each under its own area.
-fn points(report: &mut Report, run: &Run<'_>, arrival: Arrival) -> Vec<PointRow> {
+fn points(
+    report: &mut Report,
+    run: &Run<'_>,
+    arrival: Arrival,
+    require_all: bool,
+) -> Vec<PointRow> {
     let q = run.q();
     let mut rows = Vec::new();
     for (i, p) in q.points.iter().enumerate() {
         report.enter(Some(&point_area(&p.name)));
-        if let Some(m) = point::point_checks(report, run, i, arrival) {
+        derived::derived_checks(report, run, i);
+        if let Some(m) = point::point_checks(report, run, i, arrival, require_all) {
             rows.push(PointRow {
                 name: p.name.clone(),
                 offered_rate: p.offered_rate,

@@ -56,7 +56,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
         return Ok(Verification::new(report, opts, &source));
     };
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
-    let mut collector = Collector::new(&plan);
+    let mut collector = Collector::new(&plan).with_deriver(opts.deriver);
     let scan = collect_run_dir(root, &mut collector)?;
     report.push(if scan.tree_problems.is_empty() {
         Check::pass(
@@ -86,7 +86,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
             (k, why)
         })
         .collect();
-    let collected = collector.out;
+    let collected = collector.finish();
     let run = Run {
         plan: &plan,
         collected: &collected,

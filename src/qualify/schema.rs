@@ -126,11 +126,55 @@ pub struct Point {
     pub warmup: u64,
     /// Client records file (JSON Lines), relative to the run root.
     pub client_records: String,
-    /// Router journal file (JSON Lines), relative to the run root.
-    pub journal: String,
+    /// Router journal file (JSON Lines), relative to the run root. v1.1:
+    /// optional; a point without one is verified on its client records
+    /// alone and the verdict says so (no second witness).
+    #[serde(default)]
+    pub journal: Option<String>,
     /// What was published for this point.
     pub claims: Claims,
+    /// v1.1: the benchmark client's own result file the client records
+    /// were derived from (`run import`), re-derived by `verify`.
+    #[serde(default)]
+    pub source: Option<PointSource>,
 }
+
+/// The rules the client records of a point were derived by (v1.1).
+pub const DERIVE_RULES: &str = "proofpack/derive/v1";
+
+/// Where a point's client records come from (v1.1): a result file of the
+/// benchmark client kept in the run, and the parameters of the derivation
+/// (contract section 6, "Client records derived from a result file").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointSource {
+    /// The result file, a file of the run (`inputs/rate-5.vllm.json`).
+    pub file: String,
+    /// The client that wrote it: `vllm` (the only format with per-request
+    /// send times today).
+    pub format: String,
+    /// The derivation rules, [`DERIVE_RULES`].
+    pub rules: String,
+    /// Request ids are this prefix and the request's index in the file
+    /// (`vllm bench serve --request-id-prefix`).
+    pub request_id_prefix: String,
+    /// The offset from UTC of the file's `date` (`+HH:MM` or `-HH:MM`): the
+    /// client writes its local time without a zone.
+    pub utc_offset: String,
+    /// Seconds added to the anchor (the file's `date`), at most
+    /// [`MAX_ANCHOR_ADJUST_S`] either way: the date has one-second
+    /// precision, and a journal may fix the clock origin within it.
+    #[serde(default)]
+    pub anchor_adjust_s: f64,
+    /// SHA-256 of the benchmark plan the import was checked against: the
+    /// plan was not changed after the point was imported.
+    pub plan_sha256: Sha256Digest,
+}
+
+/// The most the anchor of derived records may be moved (seconds): the
+/// precision of the result file's `date` (one second) plus one second of
+/// the client's work between the last request and writing the date.
+pub const MAX_ANCHOR_ADJUST_S: f64 = 2.0;
 
 /// The published claims of a point; a claim left out is not checked.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -356,7 +400,32 @@ impl Qualification {
                 ));
             }
             check_path("points[].client_records", &p.client_records)?;
-            check_path("points[].journal", &p.journal)?;
+            if let Some(j) = &p.journal {
+                check_path("points[].journal", j)?;
+            }
+            if let Some(src) = &p.source {
+                check_path("points[].source.file", &src.file)?;
+                if src.rules != DERIVE_RULES {
+                    return Err(format!(
+                        "qualification.json: point {:?}: source.rules is {:?}; this proofpack derives by {DERIVE_RULES:?}",
+                        p.name, src.rules
+                    ));
+                }
+                if !(src.anchor_adjust_s.is_finite()
+                    && src.anchor_adjust_s.abs() <= MAX_ANCHOR_ADJUST_S)
+                {
+                    return Err(format!(
+                        "qualification.json: point {:?}: source.anchor_adjust_s is {}; at most {MAX_ANCHOR_ADJUST_S} s either way (the precision of the file's date)",
+                        p.name, src.anchor_adjust_s
+                    ));
+                }
+                if src.file == p.client_records {
+                    return Err(format!(
+                        "qualification.json: point {:?}: the source file is the client records file",
+                        p.name
+                    ));
+                }
+            }
             if !client_files.insert(p.client_records.as_str()) {
                 return Err(format!(
                     "qualification.json: client records file {:?} is named by two points; each point has its own file",
@@ -377,11 +446,19 @@ impl Qualification {
             }
         }
         for p in &self.points {
-            if client_files.contains(p.journal.as_str()) {
+            if let Some(j) = p.journal.as_deref().filter(|j| client_files.contains(j)) {
                 return Err(format!(
-                    "qualification.json: {:?} is named both as client records and as a journal",
-                    p.journal
+                    "qualification.json: {j:?} is named both as client records and as a journal"
                 ));
+            }
+            if let Some(f) = p.source.as_ref().map(|s| s.file.as_str()) {
+                let journal = self.points.iter().any(|o| o.journal.as_deref() == Some(f));
+                if client_files.contains(f) || journal {
+                    return Err(format!(
+                        "qualification.json: point {:?}: its source file {f:?} is also named as client records or as a journal",
+                        p.name
+                    ));
+                }
             }
         }
         Ok(())

@@ -48,6 +48,28 @@ pub fn claim_counts(v: &Verification) -> (usize, Vec<String>) {
     (compared, left_out)
 }
 
+/// v1.1: the qualifier of a run verified on client records alone: every
+/// point (or the points named) has no router journal, so no second witness
+/// confirmed its requests.
+pub fn no_second_witness(v: &Verification) -> Option<String> {
+    let points = &v.qualification.as_ref()?.points;
+    let alone: Vec<&str> = points
+        .iter()
+        .filter(|p| p.journal.is_none())
+        .map(|p| p.name.as_str())
+        .collect();
+    if alone.is_empty() || v.structure_only {
+        None
+    } else if alone.len() == points.len() {
+        Some("client records only, no second witness".into())
+    } else {
+        Some(format!(
+            "client records only for {}, no second witness",
+            alone.join(", ")
+        ))
+    }
+}
+
 /// The verdict of `v`.
 pub fn verdict(v: &Verification) -> Verdict {
     let r = &v.report;
@@ -97,6 +119,10 @@ pub fn verdict(v: &Verification) -> Verdict {
     }
     if v.seal == SealState::NotChecked {
         qualifiers.push("seal not checked");
+    }
+    let witness = no_second_witness(v);
+    if let Some(w) = &witness {
+        qualifiers.push(w);
     }
     let head = if qualifiers.is_empty() {
         "VERIFIED".to_string()

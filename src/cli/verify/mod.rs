@@ -68,11 +68,13 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         trust: trust.as_ref(),
         publication: publication.as_ref(),
         require_all: args.require_all_rows,
+        deriver: Some(&proofpack::adopt::derive::PeerDeriver),
         require_seal: args.require_seal,
         seal: args.seal.as_deref(),
         structure_only: args.structure_only,
         limits: &args.limits.limits(),
         page: &page,
+        trust_required: true,
     };
     let started = std::time::Instant::now();
     let progress = ui.bytes_progress("verifying");

@@ -1,0 +1,7 @@
+#![no_main]
+//! cargo-fuzz target: see fuzz/harness_adopt.rs (run_derive).
+
+#[path = "../harness_adopt.rs"]
+mod harness_adopt;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness_adopt::run_derive(data));

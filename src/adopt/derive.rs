@@ -1,0 +1,469 @@
+//! The derivation rules `proofpack/derive/v1`: a vLLM `bench serve`
+//! result file's per-request arrays become client records (contract
+//! section 6, "Client records derived from a result file"; docs/peers.md).
+//!
+//! Request `i` (its index in the arrays) becomes the record:
+//! - `request_id` = the point's `request_id_prefix` and `i`;
+//! - `status` from `errors[i]` ([`crate::peers::errors::classify`]): `ok`
+//!   when empty, `timeout` where the client marks a timeout, else `error`;
+//! - `sent_at` = `start_times[i]` anchored to wall-clock time
+//!   ([`super::clock`]): the end of the last request is the file's `date`
+//!   (plus `anchor_adjust_s`), so `sent_at = D + (start_times[i] - T_end)`;
+//! - an ok request: `first_token_at = sent_at + ttfts[i]`, `finished_at =
+//!   first_token_at + sum(itls[i])`, or `sent_at + latencies[i]` where the
+//!   file records latencies, which must then agree with `ttfts[i] +
+//!   sum(itls[i])` within [`agreement_tolerance`]; `output_tokens =
+//!   output_lens[i]`, at least 1;
+//! - a failed request: `first_token_at = sent_at + ttfts[i]` when the
+//!   client recorded a first token (`ttfts[i] > 0`), else null;
+//!   `finished_at` null (the client records no end for a failure);
+//! - `input_tokens = input_lens[i]`; the first `warmup` requests by send
+//!   time (then index) are warmups;
+//! - two fields beyond the contract's: `source_index` (`i`) and
+//!   `anchor_precision_s` (1).
+//!
+//! Records are rendered one JSON object per line, keys in that order,
+//! numbers as serde_json writes them (shortest round-trip form), so that
+//! the derivation of the same file is the same bytes wherever it runs.
+
+use std::io::Read;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::clock::{date_unix, ANCHOR_PRECISION_S};
+use crate::peers::errors::RequestError;
+use crate::peers::json::Scalar;
+use crate::peers::results::{parse_results, ResultObject, ResultsError};
+use crate::peers::{check_objects, Format};
+use crate::qualify::deriver::{Derived, RecordDeriver};
+use crate::qualify::records::MAX_CLIENT_RECORDS;
+use crate::qualify::schema::{Point, PointSource, Status, DERIVE_RULES};
+
+/// What the derivation needs besides the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// The point the records belong to.
+    pub point: String,
+    /// Warmup requests (the first by send time).
+    pub warmup: u64,
+    /// Request ids are this prefix and the request's index.
+    pub request_id_prefix: String,
+    /// The UTC offset of the file's `date`.
+    pub utc_offset: String,
+    /// Seconds added to the anchor.
+    pub anchor_adjust_s: f64,
+}
+
+impl Params {
+    /// The parameters a point's source declares.
+    pub fn of(point: &Point, source: &PointSource) -> Params {
+        Params {
+            point: point.name.clone(),
+            warmup: point.warmup,
+            request_id_prefix: source.request_id_prefix.clone(),
+            utc_offset: source.utc_offset.clone(),
+            anchor_adjust_s: source.anchor_adjust_s,
+        }
+    }
+}
+
+/// Why a result file cannot be derived from (each names the request where
+/// one is at fault).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DeriveError {
+    /// The file keeps no per-request send times.
+    #[error("{file}: no per-request start times ({why}); the offered rate and the measurement window cannot be checked without them, so the file cannot become client records")]
+    NoStartTimes {
+        /// The file.
+        file: String,
+        /// What the file is and lacks.
+        why: String,
+    },
+    /// An array the derivation needs is missing.
+    #[error("{file}: no {array} array; the records need it (vllm bench serve writes it with --save-detailed)")]
+    Missing {
+        /// The file.
+        file: String,
+        /// The array.
+        array: &'static str,
+    },
+    /// Arrays of different lengths.
+    #[error("{file}: the per-request arrays have different lengths ({lengths}); request i must be entry i of every array")]
+    Lengths {
+        /// The file.
+        file: String,
+        /// `name n` of each array.
+        lengths: String,
+    },
+    /// The file's `date` is missing or unreadable.
+    #[error("{file}: {why}; the start times cannot be anchored to wall-clock time")]
+    Date {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// One request's values cannot make a record.
+    #[error("{file}: request {index} (request id {request_id:?}): {why}")]
+    Request {
+        /// The file.
+        file: String,
+        /// Its index in the arrays.
+        index: usize,
+        /// The id its record would have.
+        request_id: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// Not one result object.
+    #[error("{file}: {why}")]
+    Shape {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// One derived record, in the order its keys are written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    /// Request id.
+    pub request_id: String,
+    /// Point name.
+    pub point: String,
+    /// A warmup request.
+    pub warmup: bool,
+    /// Final status.
+    pub status: &'static str,
+    /// Send time, unix seconds.
+    pub sent_at: f64,
+    /// First token, unix seconds.
+    pub first_token_at: Option<f64>,
+    /// Finish, unix seconds.
+    pub finished_at: Option<f64>,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+    /// The request's index in the result file's arrays.
+    pub source_index: usize,
+    /// Precision of the wall-clock anchor, seconds.
+    pub anchor_precision_s: u64,
+}
+
+/// The records of one result file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Records {
+    /// One per request, in file order.
+    pub records: Vec<Record>,
+    /// How the times were anchored, one clause.
+    pub anchor: String,
+}
+
+impl Records {
+    /// The records file's bytes.
+    pub fn render(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.records.len() * 256);
+        for r in &self.records {
+            // A record of strings, numbers and booleans always serialises.
+            serde_json::to_writer(&mut out, r).expect("a record serialises");
+            out.push(b'\n');
+        }
+        out
+    }
+
+    /// Records of each status: ok, error, timeout.
+    pub fn counts(&self) -> (u64, u64, u64) {
+        let n = |s: &str| self.records.iter().filter(|r| r.status == s).count() as u64;
+        (n("ok"), n("error"), n("timeout"))
+    }
+}
+
+/// How far `latencies[i]` may differ from `ttfts[i] + sum(itls[i])`: the
+/// client computes each of them as the difference of two
+/// `time.perf_counter()` readings of magnitude at most `m` (exact, or
+/// within one unit in the last place of `m`), so the sum of `k + 1` such
+/// differences can differ from the latency by at most about `(k + 2)`
+/// units of `m` plus the rounding of the sum; twice that is allowed. A
+/// larger difference is not rounding: the file contradicts itself.
+pub fn agreement_tolerance(k: usize, m: f64) -> f64 {
+    2.0 * (k as f64 + 2.0) * f64::EPSILON * m.abs().max(1.0)
+}
+
+fn fail(file: &str, p: &Params, index: usize, why: String) -> DeriveError {
+    DeriveError::Request {
+        file: file.to_string(),
+        index,
+        request_id: format!("{}{index}", p.request_id_prefix),
+        why,
+    }
+}
+
+/// Derives the records of a vLLM result object (the rules in the module
+/// documentation).
+pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, DeriveError> {
+    let a = &obj.arrays;
+    let missing = |array| DeriveError::Missing {
+        file: file.to_string(),
+        array,
+    };
+    let Some(start) = a.start_times.as_ref() else {
+        return Err(DeriveError::NoStartTimes {
+            file: file.to_string(),
+            why: if a.is_empty() {
+                "the file holds no per-request arrays at all (summary only)".into()
+            } else {
+                "it has no start_times array: benchmark_serving.py and vllm bench serve before start_times were saved, and SGLang's bench_serving, keep none".into()
+            },
+        });
+    };
+    let ttfts = a.ttfts.as_ref().ok_or_else(|| missing("ttfts"))?;
+    let itls = a.itls.as_ref().ok_or_else(|| missing("itls"))?;
+    let input = a.input_lens.as_ref().ok_or_else(|| missing("input_lens"))?;
+    let output = a
+        .output_lens
+        .as_ref()
+        .ok_or_else(|| missing("output_lens"))?;
+    let kinds = a.error_kinds.as_ref().ok_or_else(|| missing("errors"))?;
+    let lengths = a.lengths();
+    let n = start.len();
+    if lengths.iter().any(|(_, l)| *l != n) {
+        return Err(DeriveError::Lengths {
+            file: file.to_string(),
+            lengths: lengths
+                .iter()
+                .map(|(k, l)| format!("{k} {l}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    if n == 0 {
+        return Err(DeriveError::Shape {
+            file: file.to_string(),
+            why: "the per-request arrays are empty: no request to import".into(),
+        });
+    }
+    if n as u64 > MAX_CLIENT_RECORDS {
+        return Err(DeriveError::Shape {
+            file: file.to_string(),
+            why: format!(
+                "{n} requests; a point holds at most {MAX_CLIENT_RECORDS} client records (contract section 6): split the run into points"
+            ),
+        });
+    }
+    let date = match obj.get("date") {
+        Some(Scalar::Str(s)) => s.clone(),
+        _ => {
+            return Err(DeriveError::Date {
+                file: file.to_string(),
+                why: "no \"date\" string".into(),
+            })
+        }
+    };
+    let d = date_unix(&date, &p.utc_offset).map_err(|why| DeriveError::Date {
+        file: file.to_string(),
+        why,
+    })? as f64
+        + p.anchor_adjust_s;
+    let lat = a.latencies.as_ref();
+    let mut magnitude: f64 = 0.0;
+    for i in 0..n {
+        magnitude = magnitude.max(start[i].abs() + lat.map_or(0.0, |l| l[i].abs()));
+    }
+    // Offsets from the request's start: (first token, finish) for ok ones.
+    let mut offsets: Vec<(Option<f64>, Option<f64>)> = Vec::with_capacity(n);
+    for i in 0..n {
+        let ttft = ttfts[i];
+        let gaps = itls.row(i);
+        let bad = |why: String| fail(file, p, i, why);
+        if !start[i].is_finite() {
+            return Err(bad(format!("start_times[{i}] is not a finite number")));
+        }
+        if kinds[i] != RequestError::None {
+            let first = (ttft > 0.0).then_some(ttft);
+            offsets.push((first, None));
+            continue;
+        }
+        if !(ttft.is_finite() && ttft >= 0.0) {
+            return Err(bad(format!("succeeded with ttfts[{i}] = {ttft}")));
+        }
+        if gaps.iter().any(|g| !(g.is_finite() && *g >= 0.0)) {
+            return Err(bad(format!("itls[{i}] holds a negative or non-finite gap")));
+        }
+        if output[i] < 1.0 {
+            return Err(bad(format!(
+                "succeeded with output_lens[{i}] = {}: an ok record has at least one output token",
+                output[i]
+            )));
+        }
+        let sum: f64 = gaps.iter().fold(0.0, |s, g| s + g);
+        let end = match lat {
+            None => ttft + sum,
+            Some(l) => {
+                let tol = agreement_tolerance(gaps.len(), magnitude);
+                let diff = l[i] - (ttft + sum);
+                if diff.is_nan() || diff.abs() > tol {
+                    return Err(bad(format!(
+                        "latencies[{i}] = {} s but ttfts[{i}] + sum(itls[{i}]) = {} s: they differ by {diff:e} s, more than the file's precision allows ({tol:e} s)",
+                        l[i],
+                        ttft + sum
+                    )));
+                }
+                if l[i] < ttft {
+                    return Err(bad(format!(
+                        "latencies[{i}] = {} s is shorter than ttfts[{i}] = {ttft} s",
+                        l[i]
+                    )));
+                }
+                l[i]
+            }
+        };
+        offsets.push((Some(ttft), Some(end)));
+    }
+    let t_end = (0..n)
+        .map(|i| start[i] + offsets[i].1.or(offsets[i].0).unwrap_or(0.0))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|x, y| start[*x].total_cmp(&start[*y]).then(x.cmp(y)));
+    let mut warm = vec![false; n];
+    for &i in order.iter().take(p.warmup.min(n as u64) as usize) {
+        warm[i] = true;
+    }
+    let mut records = Vec::with_capacity(n);
+    for i in 0..n {
+        let sent_at = d + (start[i] - t_end);
+        let status = match kinds[i] {
+            RequestError::None => Status::Ok,
+            RequestError::Timeout => Status::Timeout,
+            RequestError::Other => Status::Error,
+        };
+        let (first, end) = offsets[i];
+        let first_token_at = first.map(|t| sent_at + t);
+        let finished_at = match (end, lat, first_token_at) {
+            (None, _, _) => None,
+            (Some(_), None, Some(ft)) => Some(ft + itls.row(i).iter().fold(0.0, |s, g| s + g)),
+            (Some(e), _, _) => Some(sent_at + e),
+        };
+        let times = [Some(sent_at), first_token_at, finished_at];
+        if times.iter().flatten().any(|t| !t.is_finite()) {
+            return Err(fail(
+                file,
+                p,
+                i,
+                "its times do not fit a number once anchored (the values are out of any clock's range)".into(),
+            ));
+        }
+        records.push(Record {
+            request_id: format!("{}{i}", p.request_id_prefix),
+            point: p.point.clone(),
+            warmup: warm[i],
+            status: status.as_str(),
+            sent_at,
+            first_token_at,
+            finished_at,
+            input_tokens: count(input[i]),
+            output_tokens: count(output[i]),
+            source_index: i,
+            anchor_precision_s: ANCHOR_PRECISION_S,
+        });
+    }
+    let adjust = if p.anchor_adjust_s == 0.0 {
+        String::new()
+    } else {
+        format!(", moved by {:+} s", p.anchor_adjust_s)
+    };
+    Ok(Records {
+        records,
+        anchor: format!(
+            "sent_at from start_times, the end of the last request anchored to the file's date {date} read at UTC{}{adjust}: one-second precision",
+            p.utc_offset
+        ),
+    })
+}
+
+/// A count the reader has already checked to be a non-negative integer.
+fn count(v: f64) -> u64 {
+    v as u64
+}
+
+/// The one result object of a file, or why there is not one.
+pub fn single(objects: &[ResultObject], file: &str) -> Result<usize, DeriveError> {
+    match objects.len() {
+        1 => Ok(0),
+        n => Err(DeriveError::Shape {
+            file: file.to_string(),
+            why: format!(
+                "the file holds {n} results (--append-result); a point is imported from one result: split the file"
+            ),
+        }),
+    }
+}
+
+/// The file's own consistency by `results check`: `Ok` with its verdict,
+/// or `Err` naming the checks that fail.
+pub fn consistency(objects: Vec<ResultObject>, file: &str) -> Result<String, String> {
+    let checked =
+        check_objects(objects, Format::Vllm, Path::new(file)).map_err(|e| e.to_string())?;
+    let report = checked.finish();
+    if report.ok() {
+        return Ok(format!(
+            "results check: {}",
+            report.verdict().unwrap_or("VERIFIED")
+        ));
+    }
+    let failed: Vec<String> = report
+        .failures()
+        .take(6)
+        .map(|c| format!("{} ({})", c.id, c.detail))
+        .collect();
+    Err(format!(
+        "its summary disagrees with its own per-request arrays (results check): {}{}",
+        failed.join("; "),
+        if report.failures().count() > 6 {
+            "; ..."
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The record deriver `verify` uses: the rules above, through the peers
+/// layer's reader.
+pub struct PeerDeriver;
+
+impl RecordDeriver for PeerDeriver {
+    fn derive(
+        &self,
+        point: &Point,
+        source: &PointSource,
+        file: &str,
+        content: &mut dyn Read,
+    ) -> Result<Derived, String> {
+        if source.rules != DERIVE_RULES {
+            return Err(format!(
+                "{file}: derivation rules {:?}; this proofpack derives by {DERIVE_RULES:?}",
+                source.rules
+            ));
+        }
+        if source.format != "vllm" {
+            return Err(format!(
+                "{file}: format {:?}; client records are derived from vllm result files only",
+                source.format
+            ));
+        }
+        let objects = parse_results(std::io::BufReader::new(content), Path::new(file))
+            .map_err(|e: ResultsError| e.to_string())?;
+        let i = single(&objects, file).map_err(|e| e.to_string())?;
+        let records =
+            derive(&objects[i], &Params::of(point, source), file).map_err(|e| e.to_string())?;
+        let consistency = consistency(objects, file);
+        Ok(Derived {
+            records: records.render(),
+            count: records.records.len() as u64,
+            anchor: records.anchor,
+            consistency,
+        })
+    }
+}

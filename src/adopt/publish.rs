@@ -1,0 +1,446 @@
+//! `publish`: the claims and the write-up, computed from the run.
+//!
+//! The run is verified first (`qualify::verify`, the record deriver
+//! included); a point whose records cannot be read, or do not derive from
+//! its result file, is refused. Each point's claims are its recomputed
+//! metrics written with four significant digits (at least the three the
+//! claim rule needs), `within_limits` exactly, and are written into
+//! `qualification.json` (replacing the point's claims); the write-up's two
+//! tables state the same numbers, and its pinned inputs the digests and
+//! values the run records: the model, the engine and accelerator of the
+//! engine attestations (read from their statements; `verify` checks their
+//! signatures), the weights manifest (with its file count when the
+//! manifest is under `manifests/`), the model config, the benchmark plan,
+//! the SLO budgets, and every fact of the run. With `bundle`, the claims
+//! must already be those in `qualification.json` (the bundle was sealed
+//! after an earlier `publish`); nothing is written into the run and the
+//! write-up also states the bundle's SHA-256.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::derive::PeerDeriver;
+use super::runfile::{read_file, RunFile};
+use super::writeup::{default_writeup, fill_template, MeasuredRow, PinnedRow, Statement};
+use super::AdoptError;
+use crate::attest::{inspect_envelope, EnginePredicate, Statement as InToto};
+use crate::digest::Sha256Digest;
+use crate::keys::{Role, TrustStore};
+use crate::progress::NoProgress;
+use crate::publication::slug;
+use crate::qualify::metrics::PointMetrics;
+use crate::qualify::schema::{Qualification, MAX_SMALL_FILE};
+use crate::qualify::{self, Inputs, PageContext};
+
+/// What `publish` is told.
+#[derive(Default)]
+pub struct PublishRequest<'a> {
+    /// An existing write-up whose tables (and standard sentences) are
+    /// replaced: its text and its name.
+    pub template: Option<(&'a str, &'a str)>,
+    /// The sealed bundle: its file name and SHA-256.
+    pub bundle: Option<(&'a str, Sha256Digest)>,
+    /// Verify the engine attestations' signatures with these roots.
+    pub trust: Option<&'a TrustStore>,
+}
+
+/// What `publish` made.
+#[derive(Debug, Clone)]
+pub struct Published {
+    /// The write-up.
+    pub text: String,
+    /// True when the claims were written into `qualification.json`.
+    pub claims_written: bool,
+    /// Rows of the pinned-inputs table.
+    pub pinned_rows: usize,
+    /// Points published.
+    pub points: usize,
+}
+
+/// A value with four significant digits (and no exponent).
+pub fn four_digits(v: f64) -> String {
+    let mag = if v == 0.0 {
+        0
+    } else {
+        v.abs().log10().floor() as i32
+    };
+    let d = (3 - mag).max(0) as usize;
+    format!("{v:.d$}")
+}
+
+/// The claims of a point, from its recomputed metrics.
+fn claims(name: &str, m: &PointMetrics) -> Result<Value, AdoptError> {
+    let need = |what: &str, v: Option<f64>| -> Result<String, AdoptError> {
+        match v {
+            Some(v) if v.is_finite() && v > 0.0 => Ok(four_digits(v)),
+            _ => Err(AdoptError::Refused(format!(
+                "point {name:?}: no {what} to publish (no ok request, or none with more than one output token)"
+            ))),
+        }
+    };
+    let pcts = |what: &str, v: &[Option<f64>; 3]| -> Result<Value, AdoptError> {
+        Ok(json!({"p50": need(what, v[0])?, "p95": need(what, v[1])?, "p99": need(what, v[2])?}))
+    };
+    Ok(json!({
+        "completed_rate": need("completed rate", m.completed_rate)?,
+        "output_throughput": need("output throughput", m.output_throughput)?,
+        "ttft_s": pcts("TTFT", &m.ttft_s)?,
+        "tpot_ms": pcts("TPOT", &m.tpot_ms)?,
+        "within_limits": m.within_limits,
+    }))
+}
+
+fn measured_row(offered: f64, requests: u64, m: &PointMetrics, c: &Value) -> MeasuredRow {
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let three = |v: &Value| format!("{} / {} / {}", s(&v["p50"]), s(&v["p95"]), s(&v["p99"]));
+    let mut result = format!("{}/{requests} within limits", m.within_limits);
+    for (n, what) in [
+        (m.errors, "failed"),
+        (m.timeouts, "timed out"),
+        (m.cancelled, "cancelled"),
+    ] {
+        if n > 0 {
+            result.push_str(&format!(", {n} {what}"));
+        }
+    }
+    MeasuredRow {
+        offered: format!("{offered} request/s"),
+        completed: format!("{} request/s", s(&c["completed_rate"])),
+        throughput: format!("{} tokens/s", s(&c["output_throughput"])),
+        ttft: format!("{} s", three(&c["ttft_s"])),
+        tpot: format!("{} ms", three(&c["tpot_ms"])),
+        result,
+    }
+}
+
+/// The label whose slug is `name` (`benchmark-client-source` ->
+/// "Benchmark client source").
+fn label_of(name: &str) -> String {
+    let words = name.replace('-', " ");
+    let mut c = words.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Labels the reader gives a meaning of their own.
+const SPECIAL: [&str; 8] = [
+    "model",
+    "engine",
+    "workload",
+    "checkpoint-weights",
+    "model-config",
+    "benchmark-plan",
+    "engine-image",
+    "fleet-latency-budgets",
+];
+
+fn fact_rows(
+    root: &Path,
+    q: &Qualification,
+    rows: &mut Vec<PinnedRow>,
+    notes: &mut Vec<String>,
+) -> Result<(), AdoptError> {
+    for f in &q.facts {
+        // A point's result file is checked as the point's source (its
+        // records are derived from it): a row of its digest would be
+        // backed only by the file the publisher put in the run.
+        if f.pointer.is_none()
+            && q.points
+                .iter()
+                .any(|p| p.source.as_ref().is_some_and(|s| s.file == f.file))
+        {
+            notes.push(format!(
+                "fact {:?} has no row: {} is a point's result file, checked as point:<name>.source",
+                f.name, f.file
+            ));
+            continue;
+        }
+        let bytes = read_file(root, &f.file, 1 << 30)?;
+        let base = slug(&label_of(&f.name));
+        if base != f.name || SPECIAL.contains(&f.name.as_str()) || f.name.starts_with("accelerator")
+        {
+            notes.push(format!(
+                "fact {:?} has no row: its name is not a label's slug publish can write",
+                f.name
+            ));
+            continue;
+        }
+        match &f.pointer {
+            None => rows.push(PinnedRow {
+                label: format!("{} SHA-256", label_of(&f.name)),
+                value: Sha256Digest::of_bytes(&bytes).to_hex(),
+            }),
+            Some(ptr) => {
+                let v: Value = serde_json::from_slice(&bytes)
+                    .map_err(|e| AdoptError::Run(format!("fact {:?}: {}: {e}", f.name, f.file)))?;
+                let value = match v.pointer(ptr) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Number(n)) => n.to_string(),
+                    _ => {
+                        notes.push(format!(
+                            "fact {:?} has no row: {} at {ptr} is not a string or a number",
+                            f.name, f.file
+                        ));
+                        continue;
+                    }
+                };
+                let commit = value.len() == 40 && value.bytes().all(|b| b.is_ascii_hexdigit());
+                if f.name.ends_with("source") && !commit {
+                    notes.push(format!(
+                        "fact {:?} has no row: a \"source\" row states a 40-hex commit",
+                        f.name
+                    ));
+                    continue;
+                }
+                rows.push(PinnedRow {
+                    label: label_of(&f.name),
+                    value,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What every engine attestation says, which must agree for one row.
+fn engine_rows(
+    root: &Path,
+    q: &Qualification,
+    trust: Option<&TrustStore>,
+) -> Result<Vec<PinnedRow>, AdoptError> {
+    let mut seen: Option<(EnginePredicate, InToto)> = None;
+    for e in &q.engines {
+        let bytes = read_file(root, &e.attestation, 16 << 20).map_err(|_| {
+            AdoptError::Run(format!(
+                "engine {:?}: {} is not in the run; sign the engine attestation into it first (proofpack attest engine ... -o {})",
+                e.id, e.attestation, e.attestation
+            ))
+        })?;
+        let stmt = match trust {
+            Some(t) => {
+                crate::attest::verify_envelope(&bytes, t, Role::Engine, 1).map(|v| v.get().clone())
+            }
+            None => inspect_envelope(&bytes).map(|u| u.claimed),
+        }
+        .map_err(|err| AdoptError::Run(format!("{}: {err}", e.attestation)))?;
+        let pred = EnginePredicate::from_statement(&stmt)
+            .map_err(|err| AdoptError::Run(format!("{}: {err}", e.attestation)))?;
+        if let Some((p0, s0)) = &seen {
+            let same = p0.engine.name == pred.engine.name
+                && p0.engine.version == pred.engine.version
+                && p0.engine.image == pred.engine.image
+                && p0.accelerator == pred.accelerator
+                && p0.parallelism.get("tensor") == pred.parallelism.get("tensor")
+                && p0.model == pred.model
+                && ["weights.manifest", "config.json", "engine-image"]
+                    .iter()
+                    .all(|n| s0.subject(n) == stmt.subject(n));
+            if !same {
+                return Err(AdoptError::Refused(format!(
+                    "{}: the engines do not attest the same engine, accelerator, model and subjects, so one pinned-inputs row cannot state them; write those rows by hand in a template",
+                    e.attestation
+                )));
+            }
+        } else {
+            seen = Some((pred, stmt));
+        }
+    }
+    let Some((p, s)) = seen else {
+        return Ok(Vec::new());
+    };
+    let word = |w: &str| !w.is_empty() && !w.contains(char::is_whitespace) && !w.contains(',');
+    if !word(&p.engine.name) || !word(&p.engine.version) || p.accelerator.name.contains(',') {
+        return Err(AdoptError::Refused(format!(
+            "the engine {:?} {:?} on {:?} cannot be written as one Engine row (a name and a version without spaces or commas)",
+            p.engine.name, p.engine.version, p.accelerator.name
+        )));
+    }
+    let image = s
+        .subject("engine-image")
+        .map_or(p.engine.image.clone(), |d| d.digest.prefixed());
+    let mut rows = vec![
+        PinnedRow {
+            label: "Model".into(),
+            value: q.model.clone(),
+        },
+        PinnedRow {
+            label: "Engine".into(),
+            value: format!("{} {}, image {image}", p.engine.name, p.engine.version),
+        },
+        PinnedRow {
+            label: "Accelerator per engine".into(),
+            value: {
+                let n = p.accelerator.count;
+                let gpus = format!(
+                    "{}, {n} GPU{}",
+                    p.accelerator.name,
+                    if n == 1 { "" } else { "s" }
+                );
+                match p.parallelism.get("tensor") {
+                    Some(t) => format!("{gpus}, tensor parallelism {t}"),
+                    None => gpus,
+                }
+            },
+        },
+    ];
+    if let Some(w) = s.subject("weights.manifest") {
+        rows.push(match manifest_lines(root, &w.digest)? {
+            Some((n, shards)) => PinnedRow {
+                label: "Checkpoint weights".into(),
+                value: format!(
+                    "{n} {}; SHA-256 of the sorted path:sha256 manifest is {}",
+                    if shards {
+                        "safetensors shards"
+                    } else {
+                        "files"
+                    },
+                    w.digest.to_hex()
+                ),
+            },
+            None => PinnedRow {
+                label: "Checkpoint weights SHA-256".into(),
+                value: w.digest.to_hex(),
+            },
+        });
+    }
+    if let Some(c) = s.subject("config.json") {
+        rows.push(PinnedRow {
+            label: "Model config SHA-256".into(),
+            value: c.digest.to_hex(),
+        });
+    }
+    Ok(rows)
+}
+
+/// The line count of the file under `manifests/` whose SHA-256 is `d`,
+/// and whether every line names a `.safetensors` file.
+fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, bool)>, AdoptError> {
+    let dir = root.join("manifests");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(None);
+    };
+    let mut names: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    names.sort();
+    for p in names.iter().filter(|p| p.is_file()) {
+        let bytes =
+            crate::manifest::read_capped(p, 1 << 30).map_err(|e| AdoptError::Run(e.to_string()))?;
+        if Sha256Digest::of_bytes(&bytes) == *d {
+            let text = String::from_utf8_lossy(&bytes);
+            let shards = text.lines().all(|l| {
+                l.rsplit_once(':')
+                    .is_some_and(|(path, _)| path.ends_with(".safetensors"))
+            });
+            return Ok(Some((
+                bytes.iter().filter(|b| **b == b'\n').count() as u64,
+                shards,
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// Computes the claims and the write-up of the run at `root`.
+pub fn publish(
+    root: &Path,
+    r: &PublishRequest<'_>,
+) -> Result<(Published, Vec<String>), AdoptError> {
+    let mut run = RunFile::load(root)?;
+    let q = run.qualification()?;
+    let page = PageContext {
+        verified_at: crate::timefmt::rfc3339_utc_now(),
+        ..PageContext::default()
+    };
+    let limits = crate::bundle::Limits::default();
+    let inputs = Inputs {
+        pins: None,
+        trust: r.trust,
+        publication: None,
+        require_all: false,
+        deriver: Some(&PeerDeriver),
+        require_seal: false,
+        seal: None,
+        structure_only: false,
+        limits: &limits,
+        page: &page,
+        trust_required: false,
+    };
+    let v =
+        qualify::verify(root, &inputs, &NoProgress).map_err(|e| AdoptError::Run(e.to_string()))?;
+    let mut measured = Vec::new();
+    let mut changed = false;
+    for (i, p) in q.points.iter().enumerate() {
+        for c in ["records", "source", "derived"] {
+            let id = format!("point:{}.{c}", p.name);
+            if let Some(check) = v.report.get(&id).filter(|c| c.failed()) {
+                return Err(AdoptError::Refused(format!(
+                    "{id} fails: {}; nothing is published from evidence that does not hold (proofpack verify {} shows every check)",
+                    check.detail,
+                    root.display()
+                )));
+            }
+        }
+        let row = v
+            .rows
+            .iter()
+            .find(|row| row.name == p.name)
+            .ok_or_else(|| {
+                AdoptError::Refused(format!(
+                    "point {:?}: its client records could not be read",
+                    p.name
+                ))
+            })?;
+        let c = claims(&p.name, &row.metrics)?;
+        let current = &run.doc["points"][i]["claims"];
+        if *current != c {
+            changed = true;
+        }
+        measured.push(measured_row(p.offered_rate, p.requests, &row.metrics, &c));
+        run.point_mut(&p.name)?.insert("claims".into(), c);
+    }
+    if r.bundle.is_some() && changed {
+        return Err(AdoptError::Refused(
+            "the claims computed from the run differ from those in qualification.json, so the bundle does not hold them; run publish without --bundle, seal the run, then publish --bundle".into(),
+        ));
+    }
+    let mut notes = Vec::new();
+    let mut pinned = engine_rows(root, &q, r.trust)?;
+    if let Some(plan) = &q.plan {
+        let bytes = read_file(root, plan, MAX_SMALL_FILE)?;
+        pinned.push(PinnedRow {
+            label: "Benchmark plan SHA-256".into(),
+            value: Sha256Digest::of_bytes(&bytes).to_hex(),
+        });
+    }
+    pinned.push(PinnedRow {
+        label: "Fleet latency budgets".into(),
+        value: format!("{} s TTFT, {} s TPOT", q.slo.ttft_s, q.slo.tpot_s),
+    });
+    fact_rows(root, &q, &mut pinned, &mut notes)?;
+    let mut statements = Vec::new();
+    if let Some((name, digest)) = r.bundle {
+        statements.push(Statement {
+            stem: "The sealed bundle is ",
+            text: format!("The sealed bundle is {name} (SHA-256 {}).", digest.to_hex()),
+        });
+    }
+    let text = match r.template {
+        None => default_writeup(&pinned, &measured, &statements),
+        Some((t, origin)) => fill_template(t, origin, &pinned, &measured, &statements)?,
+    };
+    let claims_written = changed && r.bundle.is_none();
+    if claims_written {
+        run.save()?;
+    }
+    Ok((
+        Published {
+            text,
+            claims_written,
+            pinned_rows: pinned.len(),
+            points: measured.len(),
+        },
+        notes,
+    ))
+}

@@ -1,0 +1,129 @@
+//! A run directory's `qualification.json` as the adoption verbs edit it:
+//! read as JSON (so that fields this layer does not know survive an
+//! edit), validated by the qualify layer's schema before it is written,
+//! and written whole or not at all.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::AdoptError;
+use crate::qualify::schema::{Qualification, MAX_SMALL_FILE};
+use crate::qualify::QUALIFICATION_FILE;
+
+/// `qualification.json` of a run directory, being edited.
+pub struct RunFile {
+    /// The run directory.
+    pub root: PathBuf,
+    /// The document.
+    pub doc: Value,
+}
+
+impl RunFile {
+    /// Reads and validates `qualification.json` of `root`.
+    pub fn load(root: &Path) -> Result<RunFile, AdoptError> {
+        let path = root.join(QUALIFICATION_FILE);
+        let bytes = crate::manifest::read_capped(&path, MAX_SMALL_FILE).map_err(|e| {
+            AdoptError::Run(format!(
+                "{}: {e} (is {} a run directory made by `proofpack run new`?)",
+                path.display(),
+                root.display()
+            ))
+        })?;
+        Qualification::parse(&bytes)
+            .map_err(|e| AdoptError::Run(format!("{}: {e}", path.display())))?;
+        let doc = serde_json::from_slice(&bytes)
+            .map_err(|e| AdoptError::Run(format!("{}: {e}", path.display())))?;
+        Ok(RunFile {
+            root: root.to_path_buf(),
+            doc,
+        })
+    }
+
+    /// The document as the qualify layer reads it.
+    pub fn qualification(&self) -> Result<Qualification, AdoptError> {
+        let bytes = serde_json::to_vec(&self.doc).expect("JSON values serialise");
+        Qualification::parse(&bytes).map_err(AdoptError::Run)
+    }
+
+    /// The point object named `name`.
+    pub fn point_mut(&mut self, name: &str) -> Result<&mut Map<String, Value>, AdoptError> {
+        let names: Vec<String> = self.point_names();
+        self.doc["points"]
+            .as_array_mut()
+            .and_then(|ps| {
+                ps.iter_mut()
+                    .filter_map(Value::as_object_mut)
+                    .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+            })
+            .ok_or_else(|| {
+                AdoptError::Usage(format!(
+                    "qualification.json declares no point {name:?} (its points: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// The names of the declared points.
+    pub fn point_names(&self) -> Vec<String> {
+        self.doc["points"]
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .filter_map(|p| p.get("name").and_then(Value::as_str).map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Adds a fact unless one of that name exists.
+    pub fn add_fact(&mut self, name: &str, file: &str) {
+        let obj = self
+            .doc
+            .as_object_mut()
+            .expect("qualification.json is an object");
+        let facts = obj
+            .entry("facts")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Some(list) = facts.as_array_mut() {
+            if !list
+                .iter()
+                .any(|f| f.get("name").and_then(Value::as_str) == Some(name))
+            {
+                list.push(serde_json::json!({"name": name, "file": file}));
+            }
+        }
+    }
+
+    /// Validates the document and writes it (atomically, replacing the old).
+    pub fn save(&self) -> Result<(), AdoptError> {
+        let mut bytes = serde_json::to_vec_pretty(&self.doc).expect("JSON values serialise");
+        bytes.push(b'\n');
+        Qualification::parse(&bytes).map_err(|e| {
+            AdoptError::Run(format!(
+                "the edited qualification.json would not be valid: {e}"
+            ))
+        })?;
+        write_file(&self.root, QUALIFICATION_FILE, &bytes)
+    }
+}
+
+/// Writes `bytes` to `rel` under `root` (directories created), atomically.
+pub fn write_file(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), AdoptError> {
+    let path = root.join(rel);
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|source| AdoptError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    crate::atomic::write_atomic(&path, bytes, 0o644, true)
+        .map_err(|e| AdoptError::Run(e.to_string()))
+}
+
+/// Reads a file of the run whole (at most `cap` bytes).
+pub fn read_file(root: &Path, rel: &str, cap: u64) -> Result<Vec<u8>, AdoptError> {
+    let path = root.join(rel);
+    crate::manifest::read_capped(&path, cap).map_err(|e| AdoptError::Run(format!("{e}")))
+}

@@ -1,0 +1,352 @@
+//! The adoption tour through the binary (issue 24): `run new` -> `run
+//! import` (the real vLLM 0.19.1 file and a generated `bench serve` file;
+//! the real 2024 file and the SGLang file refused) -> attestations and host
+//! checks with the TEST-ONLY keys -> `publish` -> `seal` -> `publish
+//! --bundle` -> `verify --publication`; a run without a journal verifies
+//! "client records only" and fails under `--require-all`; a LiteLLM log
+//! imported as the journal makes it pass; a changed TTFT in the raw file
+//! fails `point:<name>.derived` and the claims it changes.
+
+mod adopt_support;
+
+use adopt_support::*;
+use serde_json::Value;
+
+#[test]
+fn the_tour_publishes_a_write_up_that_verifies_by_construction() {
+    let t = Tour::new();
+    // The two refusals of the tour: no start times in either file.
+    let (code, _, err) = pp(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"rate-5",
+        &real_2024(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("lambdalabs-benchmark-serving-2024.json: no per-request start times"),
+        "{err}"
+    );
+    assert!(
+        err.contains("offered rate and the measurement window cannot be checked"),
+        "{err}"
+    );
+    let (code, _, err) = pp(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"rate-2",
+        &generated_sglang(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("sglang-bench-serving-import.jsonl: detected as SGLang bench_serving"),
+        "{err}"
+    );
+    assert!(err.contains("saves no per-request send times"), "{err}");
+    t.import_both();
+    let records = std::fs::read_to_string(t.in_run("points/rate-5/client.jsonl")).unwrap();
+    assert_eq!(records.lines().count(), 100);
+    assert!(records.contains("\"anchor_precision_s\":1"), "{records}");
+    assert!(t.in_run("inputs/rate-5.vllm.json").is_file());
+    assert_eq!(
+        std::fs::read(t.in_run("inputs/rate-5.vllm.json")).unwrap(),
+        std::fs::read(real_vllm()).unwrap(),
+        "the raw file is kept byte for byte"
+    );
+    let q = t.json("qualification.json");
+    assert_eq!(q["points"][0]["source"]["file"], "inputs/rate-5.vllm.json");
+    assert_eq!(
+        q["points"][0]["claims"],
+        serde_json::json!({}),
+        "run import writes no claims"
+    );
+    t.attest();
+    t.publish(false);
+    let q = t.json("qualification.json");
+    assert_eq!(q["points"][1]["claims"]["within_limits"], 58);
+    t.seal();
+    t.publish(true);
+    let text = std::fs::read_to_string(t.path("PUBLICATION.md")).unwrap();
+    assert!(
+        text.contains("| 5 request/s | 4.828 request/s | 309.0 tokens/s |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("58/60 within limits, 1 failed, 1 timed out"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The sealed bundle is run.tgz (SHA-256 "),
+        "{text}"
+    );
+    assert!(!text.contains('<'), "no raw HTML: {text}");
+    let v = t.verify(&t.bundle(), false);
+    v.assert_ok();
+    assert_eq!(
+        v.report["verdict"]
+            .as_str()
+            .unwrap()
+            .split(':')
+            .next()
+            .unwrap(),
+        "VERIFIED (client records only, no second witness)"
+    );
+    for id in [
+        "point:rate-5.derived",
+        "point:rate-5.source",
+        "point:rate-2.derived",
+        "publication:bundle",
+        "host:node-0",
+    ] {
+        assert_eq!(
+            v.check(id)["ok"],
+            Value::Bool(true),
+            "{id}: {}",
+            v.check(id)
+        );
+    }
+    for id in [
+        "point:rate-5.journal.terminal",
+        "point:rate-2.journal.timing",
+    ] {
+        let c = v.check(id);
+        assert_eq!(c["ok"], Value::Null);
+        assert_eq!(c["reason"], "no_evidence");
+        assert!(c["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no independent journal witnesses the client records"));
+    }
+    // No row or cell of the write-up is left unmapped; only the journals
+    // are missing, and --require-all fails them (one cause per point).
+    let strict = t.verify(&t.bundle(), true);
+    assert_eq!(strict.code, 1);
+    let mut causes: Vec<String> = strict
+        .failed()
+        .into_iter()
+        .filter(|id| strict.check(id)["reason"] != "not_checkable")
+        .collect();
+    causes.sort();
+    assert_eq!(
+        causes,
+        [
+            "point:rate-2.journal.terminal",
+            "point:rate-5.journal.terminal"
+        ]
+    );
+    assert_eq!(
+        strict.failed().len(),
+        8,
+        "the other journal checks are not checkable because of them"
+    );
+    assert_eq!(
+        strict.check("point:rate-5.status")["reason"],
+        "not_checkable"
+    );
+    assert_eq!(
+        strict.check("point:rate-5.status")["cause"],
+        "point:rate-5.journal.terminal"
+    );
+    // The same flag under its old name.
+    let (code, out, _) = pp(&[
+        &"verify",
+        &t.bundle(),
+        &"--trust",
+        &trust(),
+        &"--publication",
+        &t.path("PUBLICATION.md"),
+        &"--require-all-rows",
+    ]);
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn a_router_log_becomes_the_second_witness() {
+    let t = Tour::new();
+    t.import_both();
+    t.attest();
+    for (point, shift) in [("rate-5", 0.4375), ("rate-2", -0.25)] {
+        let log = t.litellm_log(point, shift);
+        let out = pp_ok(&[
+            &"run",
+            &"import",
+            &t.run(),
+            &"--point",
+            &point,
+            &"--journal",
+            &log,
+        ]);
+        assert!(
+            out.contains("left out: 1 line(s) of other requests, 1 without an x-request-id"),
+            "{out}"
+        );
+    }
+    let q = t.json("qualification.json");
+    assert_eq!(q["points"][0]["journal"], "points/rate-5/journal.jsonl");
+    assert_eq!(q["points"][0]["source"]["anchor_adjust_s"], 0.437);
+    assert_eq!(q["points"][1]["source"]["anchor_adjust_s"], -0.25);
+    t.publish(false);
+    t.seal();
+    let v = t.verify(&t.bundle(), true);
+    v.assert_ok();
+    let verdict = v.report["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("VERIFIED: "), "{verdict}");
+    for id in [
+        "point:rate-5.journal.timing",
+        "point:rate-2.status",
+        "point:rate-2.derived",
+    ] {
+        assert_eq!(
+            v.check(id)["ok"],
+            Value::Bool(true),
+            "{id}: {}",
+            v.check(id)
+        );
+    }
+    // A log whose clock is three seconds off is not of this run's anchor.
+    let far = t.litellm_log("rate-5", 3.0);
+    let (code, _, err) = pp(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"rate-5",
+        &"--journal",
+        &far,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("rate-5.litellm.jsonl: the router's clock and the client's records differ by"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_changed_ttft_in_the_raw_file_fails_derived_and_the_claims_it_changes() {
+    let t = Tour::published();
+    // The raw file inside the run: ttfts[0] of the real file, raised so that
+    // it becomes the largest TTFT of the point (p99 moves, p50 and p95 do not).
+    let raw = t.in_run("inputs/rate-5.vllm.json");
+    let text = std::fs::read_to_string(&raw).unwrap();
+    let changed = text.replacen(
+        "\"ttfts\": [0.07140802964568138,",
+        "\"ttfts\": [0.5714080296456814,",
+        1,
+    );
+    assert_ne!(changed, text);
+    std::fs::write(&raw, changed).unwrap();
+    let v = t.verify(&t.run(), false);
+    v.assert_fails(
+        "point:rate-5.derived",
+        "differs from the records derived from inputs/rate-5.vllm.json at line 1 (request",
+    );
+    assert!(v.check("point:rate-5.derived")["detail"]
+        .as_str()
+        .unwrap()
+        .ends_with("(request \"rate-5-0\")"));
+    v.assert_fails(
+        "point:rate-5.claim.ttft_s.p99",
+        "does not round to published 0.06551",
+    );
+    v.assert_fails("point:rate-5.source", "result.mean_ttft_ms");
+    assert!(
+        v.failed()
+            .iter()
+            .any(|id| id.starts_with("publication:point:5.") && id.contains("p99")),
+        "the write-up's TTFT p99 cell fails too: {:?}",
+        v.failed()
+    );
+    assert_eq!(
+        v.check("point:rate-5.claim.ttft_s.p50")["ok"],
+        Value::Bool(true)
+    );
+    assert_eq!(v.check("point:rate-2.derived")["ok"], Value::Bool(true));
+}
+
+#[test]
+fn a_changed_records_file_fails_derived_naming_the_line() {
+    let t = Tour::published();
+    let rel = "points/rate-2/client.jsonl";
+    let text = std::fs::read_to_string(t.in_run(rel)).unwrap();
+    // A failed request reported as a timeout instead of an error.
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"status\":\"error\""))
+        .unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines[line] = lines[line].replace("\"status\":\"error\"", "\"status\":\"timeout\"");
+    std::fs::write(t.in_run(rel), lines.join("\n") + "\n").unwrap();
+    let v = t.verify(&t.run(), false);
+    v.assert_fails("point:rate-2.derived", &format!("at line {}", line + 1));
+    // The counts come from the raw file, which still says error.
+    assert_eq!(
+        v.check("point:rate-2.claim.ttft_s.p50")["ok"],
+        Value::Bool(true)
+    );
+    assert_eq!(v.failed(), ["point:rate-2.derived"]);
+}
+
+#[test]
+fn a_plan_changed_after_the_import_fails_derived() {
+    let t = Tour::published();
+    let plan = t.in_run("inputs/benchmark-plan.json");
+    let mut p: Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    p["note"] = Value::String("edited after the import".into());
+    std::fs::write(&plan, serde_json::to_vec_pretty(&p).unwrap()).unwrap();
+    let v = t.verify(&t.run(), false);
+    v.assert_fails("point:rate-5.derived", "the plan changed after the import");
+}
+
+#[test]
+fn a_template_keeps_the_authors_prose() {
+    let t = Tour::new();
+    t.import_both();
+    t.attest();
+    let template = t.path("TEMPLATE.md");
+    std::fs::write(
+        &template,
+        "# Qwen3-8B on one A100\n\nOur own introduction.\n\n## Pinned inputs\n\n| Input | Value |\n|---|---|\n| Model | something old |\n\nA paragraph between the tables.\n\n## Measured points\n\nAnd our closing words.\n",
+    )
+    .unwrap();
+    pp_ok(&[
+        &"publish",
+        &t.run(),
+        &"--template",
+        &template,
+        &"-o",
+        &t.path("PUBLICATION.md"),
+    ]);
+    let text = std::fs::read_to_string(t.path("PUBLICATION.md")).unwrap();
+    for kept in [
+        "# Qwen3-8B on one A100\n",
+        "Our own introduction.\n",
+        "A paragraph between the tables.\n",
+        "And our closing words.\n",
+    ] {
+        assert!(text.contains(kept), "{kept:?} lost:\n{text}");
+    }
+    assert!(!text.contains("something old"), "{text}");
+    t.seal();
+    let v = t.verify(&t.bundle(), false);
+    v.assert_ok();
+    // A template without the headings is refused.
+    std::fs::write(&template, "# Mine\n\nNo tables here.\n").unwrap();
+    let (code, _, err) = pp(&[
+        &"publish",
+        &t.run(),
+        &"--template",
+        &template,
+        &"-o",
+        &t.path("P2.md"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("TEMPLATE.md: no \"Pinned inputs\" heading"),
+        "{err}"
+    );
+    assert!(!t.path("P2.md").exists());
+}
