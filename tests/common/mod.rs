@@ -33,3 +33,18 @@ pub fn output_ok(cmd: &mut std::process::Command) -> std::process::Output {
     );
     out
 }
+
+/// Runs the binary (`--no-catalog`, so no user catalog is read or written)
+/// with `args`: its exit code, stdout and stderr.
+pub fn proofpack<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_proofpack"))
+        .arg("--no-catalog")
+        .args(args)
+        .output()
+        .expect("run proofpack");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
