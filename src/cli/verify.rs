@@ -30,7 +30,8 @@ pub enum TableFormat {
 /// `proofpack verify`
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// The sealed bundle (.tgz) or the run directory to verify.
+    /// The sealed bundle (.tgz), the run directory, or a BagIt bag of one
+    /// (`unpack --bagit`) to verify.
     pub target: PathBuf,
     /// The published pins (proofpack/pins/v1). Without it the verdict is
     /// "unpinned": the run is checked for internal consistency only.
@@ -123,7 +124,9 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         if args.structure_only {
             anyhow::bail!("--structure-only applies to a bundle (.tgz); a run directory has no bundle structure");
         }
-        let mut v = qualify::verify_run_dir(&args.target, &opts)?;
+        // BagIt hook: a directory holding bagit.txt is a bag (its own
+        // manifests, then data/ as the run); any other is the run itself.
+        let mut v = proofpack::bagit::verify_run_dir_or_bag(&args.target, &opts, trust.as_ref())?;
         if args.require_seal {
             v.report.push(Check::fail(
                 "seal",
