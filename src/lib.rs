@@ -28,12 +28,15 @@
 //!    engine attestations, count invariants, recomputed metrics.
 //! 5. [`peers`]: results of other benchmark tools (vLLM, SGLang,
 //!    InferenceX rows and receipts) verified in their own formats (uses
-//!    `qualify`'s claims).
+//!    `qualify`'s claims); [`bagit`]: a bundle written out as a BagIt bag,
+//!    and a bag verified as a run (uses `bundle`'s unpacking and
+//!    `qualify`'s run verification).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod atomic;
 pub mod attest;
+pub mod bagit;
 pub mod bundle;
 pub mod capped;
 pub mod catalog;
