@@ -29,21 +29,34 @@ pub fn run_results(data: &[u8]) {
     }
 }
 
-/// A raw file and a row, split at the first 0xFF byte; the byte after it
-/// picks a GPU count.
+/// A raw file and a row file, split at the first 0xFF byte; the byte after
+/// it picks a GPU count and whether `--isl 1024` is given.
 pub fn run_row(data: &[u8]) {
     let (raw, rest) = match data.iter().position(|b| *b == 0xff) {
         Some(i) => (&data[..i], &data[i + 1..]),
         None => (data, &[][..]),
     };
-    let gpus = rest.first().map(|g| u64::from(*g)).filter(|g| *g > 0);
+    // The low 7 bits of the byte after 0xFF: the GPU count (0: none); its
+    // top bit asks for the row of isl 1024.
+    let g = rest.first().copied().unwrap_or(0);
+    let gpus = Some(u64::from(g & 0x7f)).filter(|g| *g > 0);
     let row = rest.get(1..).unwrap_or(&[]);
     let Ok(objs) = results::parse_results_limited(raw, Path::new("raw.json"), 100_000) else {
         return;
     };
-    if let Ok(m) = inferencex::parse_row(row, &objs[0], "row.json") {
+    let query = inferencex::RowQuery {
+        isl: (g & 0x80 != 0).then_some(1024),
+        osl: None,
+    };
+    if let Ok(m) = inferencex::parse_row(row, &objs[0], &query, "row.json") {
         let checks = inferencex::check_row(&objs[0], &m, gpus);
         assert!(checks.iter().any(|c| c.id == "row.gpus"));
+        if m.layout == inferencex::RowLayout::AppDatabase {
+            // Every published metric is its own check.
+            for k in m.metrics.keys() {
+                assert!(checks.iter().any(|c| c.id == format!("row.{k}")), "{k}");
+            }
+        }
     }
 }
 

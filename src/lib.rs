@@ -28,7 +28,9 @@
 //!    engine attestations, count invariants, recomputed metrics.
 //! 5. [`peers`]: results of other benchmark tools (vLLM, SGLang,
 //!    InferenceX rows and receipts) verified in their own formats (uses
-//!    `qualify`'s claims).
+//!    `qualify`'s claims); [`bagit`]: a bundle written out as a BagIt bag,
+//!    and a bag verified as a run (uses `bundle`'s unpacking and
+//!    `qualify`'s run verification).
 //! 6. [`adopt`]: from a benchmark client's result files to a run directory
 //!    and its write-up (`run new`, `run import`, `publish`), above
 //!    `qualify` and `peers`; `qualify` reaches its record derivation
@@ -39,6 +41,7 @@
 pub mod adopt;
 pub mod atomic;
 pub mod attest;
+pub mod bagit;
 pub mod bundle;
 pub mod capped;
 pub mod catalog;

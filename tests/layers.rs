@@ -1,7 +1,7 @@
 //! The library's layering rule, checked on the source: each module imports
 //! only modules of lower layers (or, within layer 2, `attest` may use `keys`).
 //! Layers: 1 digest, report, progress, atomic (digest reports to progress); 2 manifest, keys, attest;
-//! 3 bundle, catalog; 4 qualify; 5 peers; 6 adopt. The CLI (binary) sits on top.
+//! 3 bundle, catalog; 4 qualify; 5 peers, bagit; 6 adopt. The CLI (binary) sits on top.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,7 +13,7 @@ fn layer_of(module: &str) -> Option<u8> {
         "manifest" | "keys" | "attest" | "publication" | "safetensors" | "partition" | "html" => 2,
         "bundle" | "catalog" | "fleet" => 3,
         "qualify" => 4,
-        "peers" => 5,
+        "peers" | "bagit" => 5,
         "adopt" => 6,
         _ => return None,
     })

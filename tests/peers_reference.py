@@ -17,6 +17,10 @@ data. Facts from those sources, not their code: see docs/peers.md.
                                                     and receipt.sha256 after an edit
     python peers_reference.py import-gen OUTDIR SEED  the vLLM and SGLang files of one point
                                                     for `run import` (issue 24)
+    python peers_reference.py raw-for-row ROWS CONC OUT   a summary-only vLLM file from which
+                                                    process_result.py's rules give the
+                                                    published row of concurrency CONC
+                                                    (InferenceX-app layout) at its rounding
 """
 import hashlib
 import json
@@ -337,6 +341,86 @@ def receipt_fix(d):
     open(os.path.join(d, "receipt.sha256"), "w").write(hashlib.sha256(body).hexdigest() + "\n")
 
 
+def half_unit(x):
+    """Half a unit of the last decimal digit of x as Python writes it."""
+    m, _, e = repr(float(x)).partition("e")
+    dec = len(m.partition(".")[2])
+    return 0.5 * 10.0 ** ((int(e) if e else 0) - dec)
+
+
+def shown(x, row):
+    """x written as row is: within half a unit of row's last digit."""
+    return abs(x - row) <= half_unit(row)
+
+
+def raw_for_row(rows_path, conc, out):
+    """A summary-only vLLM result (benchmark_serving.py --save-result layout)
+    for the InferenceX-app row of concurrency conc: every metric the row
+    publishes follows from it by process_result.py (77f3e68) at the row's
+    rounding; the fields the row does not publish get plausible values. The
+    file is GENERATED: no real run measured it."""
+    every = json.load(open(rows_path))
+    rows = [r for r in every if r["conc"] == conc]
+    assert len(rows) == 1, f"{len(rows)} rows of conc {conc}"
+    row = rows[0]
+    m = row["metrics"]
+    tp = row["tp"]
+    n = conc * 10
+    # Token totals and a duration whose per-GPU throughputs show as the row's.
+    found = None
+    for avg_in in range(int(row["isl"] * 0.8), row["isl"] + 1):
+        tin = avg_in * n
+        dur = tin / (m["input_tput_per_gpu"] * tp)
+        tout = round(m["output_tput_per_gpu"] * tp * dur)
+        tot = (tin + tout) / dur / tp
+        if (shown(tin / dur / tp, m["input_tput_per_gpu"]) and shown(tout / dur / tp, m["output_tput_per_gpu"])
+                and shown(tot, m["tput_per_gpu"]) and tout <= row["osl"] * n):
+            found = (tin, tout, dur * 1.0000001)
+            break
+    assert found, "no token totals fit the row"
+    tin, tout, dur = found
+    ms = {}
+    for metric in ["ttft", "tpot", "itl", "e2el"]:
+        for stat in ["mean", "median", "std", "p99"]:
+            key = f"{stat}_{metric}"
+            if key not in m:
+                continue
+            # Off the shown value by less than the file's finest rounding
+            # of the key (0.0605 beside 0.06037 was rounded to 5 decimals).
+            unit = min(half_unit(r["metrics"][key]) for r in every if key in r["metrics"])
+            v = m[key] * 1000.0 + 0.3 * unit * 1000.0
+            if metric == "tpot" and f"{stat}_intvty" in m:
+                assert shown(1000.0 / (v + 1e-8), m[f"{stat}_intvty"]), key
+            assert shown(v / 1000.0, m[key]), key
+            ms[key + "_ms"] = v
+    # Unpublished fields: plausible, ordered (median <= p99).
+    out_len = tout / n
+    for metric in ["ttft", "tpot", "itl"]:
+        mean = ms[f"mean_{metric}_ms"]
+        ms.setdefault(f"median_{metric}_ms", min(mean * 0.98, ms[f"p99_{metric}_ms"]))
+        ms.setdefault(f"std_{metric}_ms", mean * 0.2)
+    e2el = ms["mean_ttft_ms"] + ms["mean_tpot_ms"] * (out_len - 1)
+    ms.update({"mean_e2el_ms": e2el, "median_e2el_ms": e2el * 0.99, "std_e2el_ms": e2el * 0.05,
+               "p99_e2el_ms": e2el * 1.2})
+    r = {"date": row["date"].replace("-", "") + "-000000", "backend": "vllm", "model_id": row["model"],
+         "tokenizer_id": row["model"], "num_prompts": n, "request_rate": "inf", "burstiness": 1.0,
+         "max_concurrency": conc, "duration": dur, "completed": n, "failed": 0,
+         "total_input_tokens": tin, "total_output_tokens": tout, "request_throughput": n / dur,
+         "request_goodput": None, "output_throughput": tout / dur,
+         "total_token_throughput": (tin + tout) / dur}
+    for metric in ["ttft", "tpot", "itl", "e2el"]:
+        for stat in ["mean", "median", "std", "p99"]:
+            r[f"{stat}_{metric}_ms"] = ms[f"{stat}_{metric}_ms"]
+    # The check the generated file exists for: process_result.py's row,
+    # shown at the published row's rounding, is the published row.
+    agg = agg_row(r, tp, True)
+    for k, v in m.items():
+        assert shown(agg[k], v), (k, agg[k], v)
+    with open(out, "w") as f:
+        json.dump(r, f, indent=2)
+        f.write("\n")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "gen":
@@ -366,6 +450,8 @@ def main():
         import_gen(sys.argv[2], int(sys.argv[3]))
     elif cmd == "receipt-fix":
         receipt_fix(sys.argv[2])
+    elif cmd == "raw-for-row":
+        raw_for_row(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
         sys.exit(f"unknown command {cmd}")
 

@@ -51,7 +51,7 @@ pub use read::{verify_bundle, verify_bundle_reader};
 pub use sealsig::{
     seal_check, seal_structure, verify_seal, SealOutcome, SEAL_CHECK_ID, SEAL_STRUCTURE_CHECK_ID,
 };
-pub use unpack::unpack;
+pub use unpack::{unpack, unpack_with, UnpackLayout};
 pub use write::{
     rfc3339_utc, root_name_for, seal, seal_path, seal_signed, sealed_at_now, source_date_epoch,
     validate_root_name,

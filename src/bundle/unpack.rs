@@ -19,6 +19,7 @@ struct UnpackSink<'p> {
     tree: PathBuf,
     error: Option<BundleError>,
     progress: &'p dyn Progress,
+    skip_manifest: bool,
 }
 
 impl UnpackSink<'_> {
@@ -33,8 +34,8 @@ impl UnpackSink<'_> {
 }
 
 impl Sink for UnpackSink<'_> {
-    fn wants(&mut self, _rel: &str) -> bool {
-        true
+    fn wants(&mut self, rel: &str) -> bool {
+        !(self.skip_manifest && rel == super::MANIFEST_NAME)
     }
 
     fn file(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
@@ -92,40 +93,83 @@ pub fn unpack(
     limits: &Limits,
     progress: &dyn Progress,
 ) -> Result<BundleVerification, BundleError> {
+    let layout = UnpackLayout {
+        payload_dir: "",
+        skip_manifest: false,
+    };
+    unpack_with(path, dest_dir, limits, progress, &layout, |_, _| {
+        Ok::<(), BundleError>(())
+    })
+}
+
+/// Where [`unpack_with`] puts the bundle's entries inside the unpacked
+/// tree.
+#[derive(Debug, Clone, Copy)]
+pub struct UnpackLayout<'a> {
+    /// The directory, relative to the tree, that receives the bundle's
+    /// root content ("" for the tree itself; BagIt: "data").
+    pub payload_dir: &'a str,
+    /// Leave the bundle's MANIFEST out of the tree (it is still read and
+    /// verified; BagIt writes its own manifest from it).
+    pub skip_manifest: bool,
+}
+
+/// [`unpack`] with a layout and a last step: when the report holds,
+/// `finish(tree, &mut verification)` runs on the complete temporary tree
+/// (and may add files and checks) before the tree is moved to
+/// `dest_dir/<root>`. The tree is moved only if the report still holds and
+/// `finish` returned `Ok`; otherwise nothing is left in `dest_dir`.
+pub fn unpack_with<E: From<BundleError>>(
+    path: &Path,
+    dest_dir: &Path,
+    limits: &Limits,
+    progress: &dyn Progress,
+    layout: &UnpackLayout<'_>,
+    finish: impl FnOnce(&Path, &mut BundleVerification) -> Result<(), E>,
+) -> Result<BundleVerification, E> {
     let meta = fs::metadata(dest_dir).map_err(io_err(dest_dir))?;
     if !meta.is_dir() {
         return Err(BundleError::NotADirectory {
             path: dest_dir.to_path_buf(),
-        });
+        }
+        .into());
     }
     let tmp = tempfile::Builder::new()
         .prefix(".proofpack-unpack-")
         .tempdir_in(dest_dir)
         .map_err(io_err(dest_dir))?;
     let tree = tmp.path().join("tree");
-    fs::create_dir(&tree).map_err(io_err(&tree))?;
+    let payload = tree.join(layout.payload_dir);
+    fs::create_dir_all(&payload).map_err(io_err(&payload))?;
     let mut sink = UnpackSink {
-        tree: tree.clone(),
+        tree: payload,
         error: None,
         progress,
+        skip_manifest: layout.skip_manifest,
     };
-    let v = match verify_path_with_sink(path, limits, &mut sink, progress) {
+    let mut v = match verify_path_with_sink(path, limits, &mut sink, progress) {
         Ok(v) => v,
-        Err(e) => return Err(sink.error.take().unwrap_or(e)),
+        Err(e) => return Err(sink.error.take().unwrap_or(e).into()),
     };
     if let Some(e) = sink.error.take() {
-        return Err(e);
+        return Err(e.into());
     }
     if progress.cancelled() {
-        return Err(BundleError::Interrupted);
+        return Err(BundleError::Interrupted.into());
     }
     if v.report.ok() {
         let root = v.root.clone().expect("a report that holds has a root");
         let target = dest_dir.join(&root);
         if fs::symlink_metadata(&target).is_ok() {
-            return Err(BundleError::DestinationExists { path: target });
+            return Err(BundleError::DestinationExists { path: target }.into());
         }
-        fs::rename(&tree, &target).map_err(io_err(&target))?;
+        finish(&tree, &mut v)?;
+        if progress.cancelled() {
+            return Err(BundleError::Interrupted.into());
+        }
+        if v.report.ok() {
+            fs::rename(&tree, &target).map_err(io_err(&target))?;
+        }
     }
     drop(tmp);
     Ok(v)

@@ -1,6 +1,6 @@
 //! `results check`: a vLLM or SGLang result file recomputed from its
-//! per-request arrays, optionally with an InferenceX aggregated row
-//! (`--row`) and proofpack claims (`--claims --point`) cross-checked.
+//! per-request arrays, optionally with an InferenceX row (`--row`, either
+//! layout) and proofpack claims (`--claims --point`) cross-checked.
 
 use std::path::PathBuf;
 
@@ -52,10 +52,20 @@ pub struct CheckArgs {
         default_value = "auto"
     )]
     pub results_format: FormatArg,
-    /// An InferenceX aggregated row (agg_*.json, or an array of rows) to
-    /// recompute from FILE by utils/process_result.py's rules.
-    #[arg(long, value_name = "AGG.json")]
+    /// InferenceX rows to recompute from FILE by utils/process_result.py's
+    /// rules: a process_result.py row (agg_*.json, or an array of them) or
+    /// InferenceX-app database rows (numbers under "metrics"); the row is
+    /// chosen by FILE's max_concurrency and model_id.
+    #[arg(long, value_name = "ROWS.json")]
     pub row: Option<PathBuf>,
+    /// With --row: the input sequence length of the row, when several rows
+    /// match the model and concurrency.
+    #[arg(long, value_name = "N", requires = "row")]
+    pub isl: Option<u64>,
+    /// With --row: the output sequence length of the row, when several rows
+    /// match the model and concurrency.
+    #[arg(long, value_name = "N", requires = "row")]
+    pub osl: Option<u64>,
     /// With --row: the GPU count the per-GPU throughputs divide by
     /// (default: the row's own tp, which the check then does not test).
     #[arg(long, value_name = "N", requires = "row", value_parser = clap::value_parser!(u64).range(1..))]
@@ -106,7 +116,12 @@ fn check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         );
     }
     if let Some(row_path) = &a.row {
-        let row = inferencex::read_row(row_path, &rc.objects[0]).context("cannot use the row")?;
+        let query = inferencex::RowQuery {
+            isl: a.isl,
+            osl: a.osl,
+        };
+        let row =
+            inferencex::read_row(row_path, &rc.objects[0], &query).context("cannot use the row")?;
         let checks = inferencex::check_row(&rc.objects[0], &row, a.gpus);
         rc.add(checks);
     }

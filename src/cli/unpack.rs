@@ -1,4 +1,5 @@
-//! `unpack`: verify while extracting; the tree lands only if everything holds.
+//! `unpack`: verify while extracting; the tree lands only if everything holds
+//! (`--bagit`: as a BagIt bag).
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +22,16 @@ pub struct UnpackArgs {
     /// Print the verification report (JSON) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Write a BagIt bag (RFC 8493) instead of the plain tree: the files
+    /// under data/, manifest-sha256.txt from MANIFEST, bag-info.txt
+    /// (Payload-Oxum, Bagging-Date from the seal, the bundle's SHA-256),
+    /// tagmanifest-sha256.txt and the seal. `verify DIR/<root>` checks it.
+    #[arg(long)]
+    pub bagit: bool,
+    /// With --bagit: the release seal to keep in the bag (default:
+    /// BUNDLE.tgz.seal.dsse.json beside the bundle, when there is one).
+    #[arg(long, value_name = "FILE", requires = "bagit")]
+    pub seal: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -58,7 +69,18 @@ fn prepare_dir(dir: &Path) -> Result<bool> {
 pub fn run_unpack(a: UnpackArgs, ui: &Ui) -> Result<i32> {
     let created = prepare_dir(&a.dir)?;
     let progress = ui.cancellable_progress("unpacking");
-    let result = bundle::unpack(&a.bundle, &a.dir, &a.limits.limits(), &progress);
+    let result: Result<_> = if a.bagit {
+        proofpack::bagit::unpack_bag(
+            &a.bundle,
+            &a.dir,
+            &a.limits.limits(),
+            &progress,
+            a.seal.as_deref(),
+        )
+        .map_err(Into::into)
+    } else {
+        bundle::unpack(&a.bundle, &a.dir, &a.limits.limits(), &progress).map_err(Into::into)
+    };
     if created && !result.as_ref().is_ok_and(|v| v.report.ok()) {
         // Nothing was unpacked: leave nothing behind, not even the directory.
         let _ = std::fs::remove_dir(&a.dir);
@@ -72,8 +94,9 @@ pub fn run_unpack(a: UnpackArgs, ui: &Ui) -> Result<i32> {
     if v.report.ok() {
         let root = v.root.as_deref().unwrap_or("?");
         ui.note(&format!(
-            "unpack: OK, verified and unpacked into {}",
-            a.dir.join(root).display()
+            "unpack: OK, verified and unpacked into {}{}",
+            a.dir.join(root).display(),
+            if a.bagit { " as a BagIt bag" } else { "" }
         ));
     } else {
         ui.note(&format!(

@@ -298,7 +298,7 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
     if ps.is_empty() {
         return Ok(());
     }
-    out.push_str("<section id=\"latency\"><h2>Latency against the budgets</h2><p class=\"note\">Empirical CDFs over the ok measured requests, the SLO budget as a red line, p50/p95/p99 marked; and each request's TTFT over the point's time window, failures as red crosses. A CDF of more than 1,000 requests is drawn at 1,000 evenly spaced ranks; a timeline of more than 2,000 requests keeps every failure (up to 1,000) and an evenly strided sample of the rest.</p>\n");
+    out.push_str("<section id=\"latency\"><h2>Latency against the budgets</h2><p class=\"note\">Empirical CDFs over the ok measured requests, their axis zoomed to the data, the SLO budget as a red line (a red bar at the edge, with its value, when it lies beyond the data), p50/p95/p99 marked; and each request's TTFT over the point's time window, failures as red crosses. A CDF of more than 1,000 requests is drawn at 1,000 evenly spaced ranks; a timeline of more than 2,000 requests keeps every failure (up to 1,000) and an evenly strided sample of the rest.</p>\n");
     for p in ps {
         let name = p["point"].as_str().unwrap_or("?");
         let _ = writeln!(out, "<h3>Point {}</h3><div class=\"plots\">", esc(name));

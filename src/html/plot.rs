@@ -1,6 +1,7 @@
 //! The latency plots of one point as inline SVG, drawn with `plotters`'
-//! SVG backend: the TTFT and TPOT empirical CDFs with the SLO budget as a
-//! vertical line and p50/p95/p99 marked, and the TTFT of each request over
+//! SVG backend: the TTFT and TPOT empirical CDFs, zoomed to the data, with
+//! the SLO budget as a vertical line (or marked at the edge it lies beyond)
+//! and p50/p95/p99 marked, and the TTFT of each request over
 //! the point's time window with failed requests marked.
 
 use plotters::prelude::*;
@@ -31,8 +32,38 @@ fn upper(x: f64) -> f64 {
     }
 }
 
+/// The x range of a CDF: the data's own, padded by 8% of its span (by 2%
+/// of the value when every value is the same), and from 0 when the padding
+/// would cross it; `(0, 1)` without data. A budget outside it is marked at
+/// the edge, so that a distribution between 258 and 262 ms fills the plot
+/// instead of being a line at the edge of a 0 to 300 ms axis.
+pub fn cdf_range(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut mn, mut mx) = (f64::INFINITY, f64::NEG_INFINITY);
+    for x in xs.filter(|x| x.is_finite()) {
+        mn = mn.min(x);
+        mx = mx.max(x);
+    }
+    if mn > mx {
+        return (0.0, 1.0);
+    }
+    let span = mx - mn;
+    let pad = if span > 0.0 {
+        span * 0.08
+    } else {
+        (mx.abs() * 0.02).max(1e-6)
+    };
+    let lo = if mn >= 0.0 && mn - pad < 0.0 {
+        0.0
+    } else {
+        mn - pad
+    };
+    (lo, mx + pad)
+}
+
 /// An empirical CDF: `cdf` is `{"points": [[x, share], ...]}`, `marks` the
-/// percentiles, `budget` the SLO line.
+/// percentiles, `budget` the SLO line (drawn where it is when it falls in
+/// the data's range, [`cdf_range`]; otherwise marked at the edge it lies
+/// beyond, with its value).
 pub fn cdf_svg(
     title: &str,
     unit: &str,
@@ -42,11 +73,7 @@ pub fn cdf_svg(
 ) -> Result<String, String> {
     let pts = pairs(&cdf["points"]);
     let n = cdf["n"].as_u64().unwrap_or(0);
-    let xmax = upper(
-        pts.iter()
-            .map(|p| p.0)
-            .fold(budget.unwrap_or(0.0), f64::max),
-    );
+    let (xmin, xmax) = cdf_range(pts.iter().map(|p| p.0));
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
@@ -56,7 +83,7 @@ pub fn cdf_svg(
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(44)
-            .build_cartesian_2d(0f64..xmax, 0f64..1.0f64)
+            .build_cartesian_2d(xmin..xmax, 0f64..1.0f64)
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
@@ -78,17 +105,54 @@ pub fn cdf_svg(
             .map_err(|e| e.to_string())?
             .label(format!("{n} ok requests"))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], OK.stroke_width(2)));
-        if let Some(b) = budget {
-            chart
-                .draw_series(LineSeries::new(
-                    vec![(b, 0.0), (b, 1.0)],
-                    BUDGET.stroke_width(2),
-                ))
-                .map_err(|e| e.to_string())?
-                .label(format!("SLO budget {b} {unit}"))
-                .legend(|(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], BUDGET.stroke_width(2))
-                });
+        match budget {
+            Some(b) if (xmin..=xmax).contains(&b) => {
+                chart
+                    .draw_series(LineSeries::new(
+                        vec![(b, 0.0), (b, 1.0)],
+                        BUDGET.stroke_width(2),
+                    ))
+                    .map_err(|e| e.to_string())?
+                    .label(format!("SLO budget {b} {unit}"))
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], BUDGET.stroke_width(2))
+                    });
+            }
+            Some(b) => {
+                // Off the axis: a thick stroke on the edge it lies beyond,
+                // with an arrow and the value.
+                let right = b > xmax;
+                let edge = if right { xmax } else { xmin };
+                let (label, dx) = if right {
+                    (format!("budget {b} {unit} \u{2192}"), -118)
+                } else {
+                    (format!("\u{2190} budget {b} {unit}"), 6)
+                };
+                chart
+                    .draw_series(LineSeries::new(
+                        vec![(edge, 0.3), (edge, 0.7)],
+                        BUDGET.stroke_width(4),
+                    ))
+                    .map_err(|e| e.to_string())?
+                    .label(format!(
+                        "SLO budget {b} {unit}, {} the axis",
+                        if right { "right of" } else { "left of" }
+                    ))
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], BUDGET.stroke_width(4))
+                    });
+                chart
+                    .draw_series(std::iter::once(
+                        EmptyElement::at((edge, 0.72))
+                            + Text::new(
+                                label,
+                                (dx, -4),
+                                ("sans-serif", 11).into_font().color(&BUDGET),
+                            ),
+                    ))
+                    .map_err(|e| e.to_string())?;
+            }
+            None => {}
         }
         for (name, share) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
             if let Some(x) = marks[name].as_f64() {
@@ -202,4 +266,60 @@ pub fn timeline_svg(title: &str, timeline: &Value, budget: Option<f64>) -> Resul
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cdf(xs: &[f64]) -> Value {
+        let n = xs.len();
+        let pts: Vec<Value> = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| json!([x, (i + 1) as f64 / n as f64]))
+            .collect();
+        json!({"n": n, "points": pts})
+    }
+
+    #[test]
+    fn the_axis_is_the_datas_and_an_outside_budget_is_marked_at_the_edge() {
+        let (lo, hi) = cdf_range([258.0, 259.5, 262.0].into_iter());
+        assert!(
+            (lo - 257.68).abs() < 1e-9 && (hi - 262.32).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        // From 0 when the padding would cross it; a constant is centred.
+        assert_eq!(cdf_range([1.0, 100.0].into_iter()).0, 0.0);
+        let (lo, hi) = cdf_range([5.0, 5.0].into_iter());
+        assert!(lo < 5.0 && hi > 5.0 && hi - lo < 0.3);
+        assert_eq!(cdf_range(std::iter::empty()), (0.0, 1.0));
+
+        let c = cdf(&[258.0, 259.5, 262.0]);
+        let marks = json!({"p50": 259.5});
+        let beyond = cdf_svg("TPOT", "ms", &c, &marks, Some(300.0)).unwrap();
+        assert!(
+            beyond.contains("SLO budget 300 ms, right of the axis"),
+            "{beyond}"
+        );
+        assert!(beyond.contains("budget 300 ms \u{2192}"));
+        // The axis is labelled in the data's range, not from 0 to the budget.
+        let labels: Vec<f64> = beyond
+            .split("</text>")
+            .filter_map(|t| t.rsplit('>').next()?.trim().parse().ok())
+            .collect();
+        assert!(labels.contains(&260.0), "{labels:?}");
+        assert!(
+            labels
+                .iter()
+                .all(|l| *l <= 1.0 || (257.0..=263.0).contains(l)),
+            "{labels:?}"
+        );
+        let below = cdf_svg("TPOT", "ms", &c, &marks, Some(100.0)).unwrap();
+        assert!(below.contains("SLO budget 100 ms, left of the axis"));
+        let inside = cdf_svg("TPOT", "ms", &c, &marks, Some(261.0)).unwrap();
+        assert!(inside.contains("SLO budget 261 ms<") || inside.contains("SLO budget 261 ms"));
+        assert!(!inside.contains("of the axis"));
+    }
 }

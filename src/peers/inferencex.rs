@@ -1,5 +1,7 @@
-//! InferenceX aggregated rows (`agg_<result>.json`, or a row of the
-//! published arrays) recomputed from the raw client file, by the rules of
+//! InferenceX rows (in either layout of [`super::inferencex_rows`]: the
+//! flat `agg_<result>.json` row, or the InferenceX-app database row with
+//! its numbers under `metrics`) recomputed from the raw client file, by the
+//! rules of
 //! SemiAnalysisAI/InferenceX `utils/process_result.py` (read at commits
 //! 00e51cc and 77f3e68; see docs/peers.md):
 //!
@@ -25,121 +27,10 @@ use serde_json::{json, Map, Value};
 use super::results::ResultObject;
 use crate::report::Check;
 
-/// Why a row file could not be used.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RowError {
-    /// The row file could not be read (missing, unreadable, over
-    /// [`MAX_ROW_FILE`]).
-    #[error("{path}: cannot read: {message}")]
-    Read {
-        /// The file.
-        path: String,
-        /// The cause, as the reader states it.
-        message: String,
-    },
-    /// Not JSON, or a repeated key.
-    #[error("{path}: not a JSON row: {message}")]
-    Json {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// Not a row object or an array of rows, or no row for the raw file.
-    #[error("{path}: {why}")]
-    Shape {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        why: String,
-    },
-}
-
-/// Largest row file read.
-pub const MAX_ROW_FILE: u64 = 64 << 20;
-
-/// Picks the row for `raw` out of a parsed row file: the object itself, or
-/// the one element of an array whose `conc` equals `int(max_concurrency)`
-/// (and whose `model` is the raw `model_id`, when several match).
-pub fn select_row(
-    v: Value,
-    raw: &ResultObject,
-    path: &str,
-) -> Result<Map<String, Value>, RowError> {
-    let shape = |why: String| RowError::Shape {
-        path: path.to_string(),
-        why,
-    };
-    match v {
-        Value::Object(m) => Ok(m),
-        Value::Array(rows) => {
-            let conc = raw.num("max_concurrency");
-            let model = raw.get("model_id");
-            let matches: Vec<Map<String, Value>> = rows
-                .into_iter()
-                .filter_map(|r| match r {
-                    Value::Object(m) => Some(m),
-                    _ => None,
-                })
-                .filter(|m| {
-                    conc.is_some() && m.get("conc").and_then(Value::as_f64) == conc.map(f64::trunc)
-                })
-                .collect();
-            let matches = if matches.len() > 1 {
-                let by_model: Vec<_> = matches
-                    .into_iter()
-                    .filter(|m| match (m.get("model"), model) {
-                        (Some(Value::String(a)), Some(super::json::Scalar::Str(b))) => a == b,
-                        _ => false,
-                    })
-                    .collect();
-                by_model
-            } else {
-                matches
-            };
-            match matches.len() {
-                1 => Ok(matches.into_iter().next().expect("one")),
-                0 => Err(shape(format!(
-                    "no row has conc equal to the raw file's max_concurrency ({conc:?})"
-                ))),
-                k => Err(shape(format!(
-                    "{k} rows match the raw file's max_concurrency and model; give the one row"
-                ))),
-            }
-        }
-        _ => Err(shape("not a row object or an array of rows".into())),
-    }
-}
-
-/// Reads a row file (`agg_*.json`: one row, or an array of rows) and
-/// picks the row for `raw` ([`select_row`]).
-pub fn read_row(
-    path: &std::path::Path,
-    raw: &ResultObject,
-) -> Result<Map<String, Value>, RowError> {
-    let name = path.display().to_string();
-    let bytes = crate::manifest::read_capped(path, MAX_ROW_FILE).map_err(|e| RowError::Read {
-        path: name.clone(),
-        message: e.to_string(),
-    })?;
-    parse_row(&bytes, raw, &name)
-}
-
-/// [`read_row`] on bytes already read; `name` names them in errors.
-pub fn parse_row(
-    bytes: &[u8],
-    raw: &ResultObject,
-    name: &str,
-) -> Result<Map<String, Value>, RowError> {
-    let json_err = |e: serde_json::Error| RowError::Json {
-        path: name.to_string(),
-        message: e.to_string(),
-    };
-    crate::strictjson::reject_duplicate_json_keys(bytes).map_err(json_err)?;
-    let v: Value = serde_json::from_slice(bytes).map_err(json_err)?;
-    select_row(v, raw, name)
-}
+pub use super::inferencex_rows::{
+    parse_row, read_row, select_row, Row, RowError, RowLayout, RowQuery, KNOWN_LAYOUTS,
+    MAX_ROW_FILE,
+};
 
 /// Half a unit of the last decimal digit of `x` as Python writes it
 /// (shortest repr).
@@ -213,21 +104,23 @@ fn gpus(row: &Map<String, Value>, flag: Option<u64>) -> Result<(f64, f64, f64, S
     }
 }
 
-/// Checks an aggregated row against the raw client result it came from.
-pub fn check_row(
+/// One value the rules derive from the raw file: the row key, the check
+/// for a row value, or the check when the row lacks the key.
+struct Derived {
+    key: String,
+    check: RowCheck,
+}
+
+/// The check of a derived value, given the row's value for its key.
+type RowCheck = Box<dyn Fn(Option<&Value>) -> Check>;
+
+/// The per-metric values the rules derive from the raw file, in rule order:
+/// the three per-GPU throughputs first, then one or two per raw field.
+fn derived(
     raw: &ResultObject,
-    row: &Map<String, Value>,
-    flag_gpus: Option<u64>,
-) -> Vec<Check> {
-    let mut out = Vec::new();
-    let gp = gpus(row, flag_gpus);
-    match &gp {
-        Ok((_, _, _, how)) => out.push(Check::pass(
-            "row.gpus",
-            format!("per-GPU values divide by {how}"),
-        )),
-        Err(why) => out.push(Check::fail("row.gpus", why.clone())),
-    }
+    gp: &Result<(f64, f64, f64, String), String>,
+    out: &mut Vec<Derived>,
+) {
     let total = raw.num("total_token_throughput");
     let output = raw.num("output_throughput");
     let per_gpu: [(&str, &str, Option<f64>, usize); 3] = [
@@ -242,31 +135,99 @@ pub fn check_row(
     ];
     for (key, formula, v, which) in per_gpu {
         let id = format!("row.{key}");
-        if key == "input_tput_per_gpu" && !row.contains_key(key) {
-            continue; // older process_result.py did not write it
-        }
-        let Some(v) = v else {
-            out.push(Check::not_checkable(
-                id,
-                "the raw file lacks total_token_throughput or output_throughput",
-            ));
-            continue;
-        };
-        match &gp {
-            Ok((t, d, p, _)) => {
+        let check: RowCheck = match (v, gp) {
+            (None, _) => Box::new(move |_| {
+                Check::not_checkable(
+                    id.clone(),
+                    "the raw file lacks total_token_throughput or output_throughput",
+                )
+            }),
+            (Some(_), Err(_)) => {
+                Box::new(move |_| Check::not_checkable(id.clone(), "row.gpus failed"))
+            }
+            (Some(v), Ok((t, d, p, _))) => {
                 let n = [*t, *d, *p][which];
                 let f = format!("{formula} = {v} / {n}");
-                out.push(num_check(id, f, v / n, row.get(key), key));
+                Box::new(move |r| num_check(id.clone(), f.clone(), v / n, r, key))
             }
-            Err(_) => out.push(Check::not_checkable(id, "row.gpus failed")),
+        };
+        out.push(Derived {
+            key: key.to_string(),
+            check,
+        });
+    }
+    for (key, v) in &raw.fields {
+        let Some(x) = v.num() else { continue };
+        if key.ends_with("ms") {
+            let k = key.replace("_ms", "");
+            let (f, kk) = (format!("{key} / 1000 = {x} / 1000"), k.clone());
+            out.push(Derived {
+                key: k,
+                check: Box::new(move |r| {
+                    num_check(format!("row.{kk}"), f.clone(), x / 1000.0, r, &kk)
+                }),
+            });
         }
+        if key.contains("tpot") {
+            let k = key.replace("_ms", "").replace("tpot", "intvty");
+            let (key, kk) = (key.clone(), k.clone());
+            out.push(Derived {
+                key: k,
+                check: Box::new(move |r| intvty_check(&kk, &key, x, r)),
+            });
+        }
+    }
+}
+
+fn intvty_check(k: &str, key: &str, x: f64, row: Option<&Value>) -> Check {
+    let id = format!("row.{k}");
+    let a = 1000.0 / x;
+    let b = 1000.0 / (x + 1e-8);
+    match row.and_then(Value::as_f64) {
+        Some(r) if row_close(a, r) => Check::pass(id, format!("{k} = 1000 / {key} = 1000 / {x} = {a} (process_result.py at 00e51cc); the row has {r}")),
+        Some(r) if row_close(b, r) => Check::pass(id, format!("{k} = 1000 / ({key} + 1e-8) = {b} (process_result.py at 77f3e68); the row has {r}")),
+        _ => num_check(id, format!("1000 / ({key} + 1e-8) = 1000 / ({x} + 1e-8)"), b, row, k),
+    }
+}
+
+/// Checks a row against the raw client result it came from.
+///
+/// Both layouts get the same rules. In the flat layout every value the
+/// rules derive must be in the row (process_result.py writes them all) and
+/// the row's other keys are its environment. In the app layout the row
+/// publishes a chosen set of metrics: each is recomputed, one the rules
+/// cannot derive from this raw file is its own `ok: null` check, and a
+/// value the raw file gives but the row does not publish is not compared.
+pub fn check_row(raw: &ResultObject, row: &Row, flag_gpus: Option<u64>) -> Vec<Check> {
+    let mut out = Vec::new();
+    let gp = gpus(&row.fields, flag_gpus);
+    match &gp {
+        Ok((_, _, _, how)) => out.push(Check::pass(
+            "row.gpus",
+            format!("per-GPU values divide by {how}"),
+        )),
+        Err(why) => out.push(Check::fail("row.gpus", why.clone())),
+    }
+    let mut rules = Vec::new();
+    derived(raw, &gp, &mut rules);
+    let app = row.layout == RowLayout::AppDatabase;
+    let compare = |d: &Derived, out: &mut Vec<Check>| {
+        let published = row.metrics.get(&d.key);
+        if published.is_none() && (app || d.key == "input_tput_per_gpu") {
+            return; // not published (older process_result.py did not write input_tput_per_gpu)
+        }
+        out.push((d.check)(published));
+    };
+    let (per_gpu, per_field) = rules.split_at(3);
+    for d in per_gpu {
+        compare(d, &mut out);
     }
     match raw.num("max_concurrency") {
         Some(c) => out.push(num_check(
             "row.conc".into(),
             format!("int(max_concurrency) = int({c})"),
             c.trunc(),
-            row.get("conc"),
+            row.fields.get("conc"),
             "conc",
         )),
         None => out.push(Check::skip(
@@ -275,36 +236,36 @@ pub fn check_row(
         )),
     }
     if let Some(super::json::Scalar::Str(m)) = raw.get("model_id") {
-        let ok = row.get("model").and_then(Value::as_str) == Some(m.as_str());
+        let ok = row.fields.get("model").and_then(Value::as_str) == Some(m.as_str());
         out.push(
-            Check::outcome("row.model", ok, format!("model = model_id = {m:?}"))
-                .with_values(json!(m), row.get("model").cloned().unwrap_or(Value::Null)),
+            Check::outcome(
+                "row.model",
+                ok,
+                format!("model = model_id = {m:?} (the row: {})", row.described()),
+            )
+            .with_values(
+                json!(m),
+                row.fields.get("model").cloned().unwrap_or(Value::Null),
+            ),
         );
     }
-    for (key, v) in &raw.fields {
-        let Some(x) = v.num() else { continue };
-        if key.ends_with("ms") {
-            let k = key.replace("_ms", "");
-            out.push(num_check(
-                format!("row.{k}"),
-                format!("{key} / 1000 = {x} / 1000"),
-                x / 1000.0,
-                row.get(&k),
-                &k,
-            ));
-        }
-        if key.contains("tpot") {
-            let k = key.replace("_ms", "").replace("tpot", "intvty");
-            let id = format!("row.{k}");
-            let a = 1000.0 / x;
-            let b = 1000.0 / (x + 1e-8);
-            let r = row.get(&k).and_then(Value::as_f64);
-            let c = match r {
-                Some(r) if row_close(a, r) => Check::pass(id, format!("{k} = 1000 / {key} = 1000 / {x} = {a} (process_result.py at 00e51cc); the row has {r}")),
-                Some(r) if row_close(b, r) => Check::pass(id, format!("{k} = 1000 / ({key} + 1e-8) = {b} (process_result.py at 77f3e68); the row has {r}")),
-                _ => num_check(id, format!("1000 / ({key} + 1e-8) = 1000 / ({x} + 1e-8)"), b, row.get(&k), &k),
-            };
-            out.push(c);
+    for d in per_field {
+        compare(d, &mut out);
+    }
+    if app {
+        for (key, v) in &row.metrics {
+            if rules.iter().any(|d| &d.key == key) {
+                continue;
+            }
+            let id = format!("row.{key}");
+            out.push(if v.is_number() {
+                Check::skip(
+                    id,
+                    format!("not checked: the row publishes {key} = {v}, but the raw file has no field the rules derive it from"),
+                )
+            } else {
+                Check::fail(id, format!("{key} is {v} in the row's metrics, not a number"))
+            });
         }
     }
     let produced: Vec<String> = out
@@ -312,6 +273,7 @@ pub fn check_row(
         .map(|c| c.id.trim_start_matches("row.").to_string())
         .collect();
     let from_env: Vec<&str> = row
+        .fields
         .keys()
         .map(String::as_str)
         .filter(|k| !produced.iter().any(|p| p == k))

@@ -2,7 +2,8 @@
 //! 14): vLLM `bench serve` and SGLang `bench_serving` result files
 //! recomputed from their per-request arrays ([`vllm`], [`sglang`], shared
 //! reading in [`results`] and recomputation in [`serving`]); InferenceX
-//! aggregated rows recomputed from the raw client file ([`inferencex`]);
+//! rows (process_result.py's and the InferenceX-app database's layouts,
+//! [`inferencex_rows`]) recomputed from the raw client file ([`inferencex`]);
 //! InferenceX source measurement receipts ([`receipt`]); and proofpack
 //! claims cross-checked against a peer file ([`claims`]).
 //!
@@ -16,6 +17,7 @@ pub mod claims;
 pub mod duration;
 pub mod errors;
 pub mod inferencex;
+pub mod inferencex_rows;
 pub mod json;
 pub mod receipt;
 pub mod results;

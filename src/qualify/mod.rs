@@ -248,6 +248,26 @@ pub fn verify(
     inputs: &Inputs<'_>,
     progress: &dyn Progress,
 ) -> Result<Verification, QualifyError> {
+    verify_with(target, inputs, progress, None)
+}
+
+/// Checks a layer above made of the container the run came in (a BagIt
+/// bag's own manifests and seal), reported first and counted in the
+/// verdict like every other check.
+pub struct Outer {
+    /// What the report names as verified (the bag's directory).
+    pub target: String,
+    /// The container's checks.
+    pub checks: Vec<Check>,
+}
+
+/// [`verify`] of the run `target` found inside `outer`.
+pub fn verify_with(
+    target: &Path,
+    inputs: &Inputs<'_>,
+    progress: &dyn Progress,
+    outer: Option<Outer>,
+) -> Result<Verification, QualifyError> {
     // A qualification cannot be verified without trust roots: a missing
     // trust file is a usage error, as for `attest verify` and `fleet verify`.
     if inputs.trust.is_none() && !inputs.structure_only && inputs.trust_required {
@@ -294,6 +314,14 @@ pub fn verify(
         };
         bundled::verify_bundle_file(target, inputs.limits, &seal, &opts, progress)?
     };
+    if let Some(outer) = outer {
+        let mut report = Report::new(outer.target);
+        for c in outer.checks {
+            report.push(c);
+        }
+        report.extend(std::mem::replace(&mut v.report, Report::new(String::new())));
+        v.report = report;
+    }
     v.report.set_verdict(verdict::verdict(&v).line);
     pagedata::enrich(&mut v, inputs.page, inputs.publication, inputs.pins);
     Ok(v)

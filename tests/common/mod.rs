@@ -169,3 +169,18 @@ pub fn proofpack_at(catalog: &std::path::Path) -> assert_cmd::Command {
     c.env("PROOFPACK_CATALOG", catalog);
     c
 }
+
+/// Runs the binary (`--no-catalog`, so no user catalog is read or written)
+/// with `args`: its exit code, stdout and stderr.
+pub fn proofpack_out<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    let out = command()
+        .arg("--no-catalog")
+        .args(args)
+        .output()
+        .expect("run proofpack");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use proofpack::digest::Sha256Digest;
 use proofpack::keys::TrustStore;
 use proofpack::qualify::schema::{Pins, MAX_SMALL_FILE};
-use proofpack::qualify::{self, Inputs, PageContext};
+use proofpack::qualify::{Inputs, PageContext};
 
 pub use args::VerifyArgs;
 
@@ -78,7 +78,9 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     };
     let started = std::time::Instant::now();
     let progress = ui.bytes_progress("verifying");
-    let v = qualify::verify(&args.target, &inputs, &progress)?;
+    // A directory holding bagit.txt is a BagIt bag: its own checks, then
+    // data/ as the run.
+    let v = proofpack::bagit::verify(&args.target, &inputs, &progress)?;
     if let Some(out) = &args.html {
         let json: serde_json::Value = serde_json::from_str(&v.report.to_json())?;
         let html = proofpack::html::render(&json)?;
