@@ -76,7 +76,10 @@ fn a_count_that_is_not_a_count_is_refused() {
     r["summary"]["passed"] = json!(1e20);
     let (code, stderr, written) = render(&r);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("summary.passed is 1e+20, not a count"), "{stderr}");
+    assert!(
+        stderr.contains("summary.passed is 1e+20, not a count"),
+        "{stderr}"
+    );
     assert!(!written);
 }
 

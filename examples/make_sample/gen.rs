@@ -354,6 +354,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             "client": {"name": "proofpack-sample-client", "revision": CLIENT_COMMIT},
             "workload": "inputs/workload.jsonl",
             "arrival": "poisson",
+            "max_input_tokens": INPUT_TOKENS,
+            "max_output_tokens": OUTPUT_TOKENS,
             "seed": 20260923,
             "points": p.points.iter().map(|(n, r)| json!({"name": n, "offered_rate": r, "requests": p.requests, "warmup": p.warmup})).collect::<Vec<_>>(),
             "slo": {"ttft_s": SLO_TTFT_S, "tpot_s": SLO_TPOT_S, "attainment": SLO_ATTAINMENT},
@@ -399,11 +401,14 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
     let mut journal: Vec<(f64, u64, String)> = Vec::new();
     let mut seq = 0u64;
     let mut points_json = Vec::new();
+    // Points run one after another: the next one's warmup is sent at least
+    // two minutes after the last time the previous one recorded.
+    let mut previous_end = f64::MIN;
     for (k, (pname, rate)) in p.points.iter().enumerate() {
         let mut rng = Rng::new(0xC11E_0000 + k as u64);
         let mut client = String::new();
         let mut acc = MetricsAccumulator::default();
-        let t0 = BASE_TIME + 3600.0 * k as f64;
+        let t0 = (BASE_TIME + 3600.0 * k as f64).max((previous_end + 180.0).ceil());
         let load = rate / 1.0; // heavier load, slower first tokens
         let mut t = t0;
         for i in 0..(p.warmup + p.requests) {
@@ -475,6 +480,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
                 ev(f, format!("{{\"request_id\":\"{rid}\",\"point\":\"{pname}\",\"event\":\"first_token\",\"at\":{f:.6}}}"));
             }
             let end = fin.unwrap_or(sent + 600.0);
+            previous_end = previous_end.max(end);
             ev(
                 end + 0.0002,
                 format!(

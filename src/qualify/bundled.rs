@@ -206,7 +206,7 @@ pub fn verify_bundle_file(
             report.push(c);
         }
         report.extend(qreport);
-        unverifiable_rest(&mut report, opts);
+        unverifiable_rest(&mut report, opts, "qualification.schema");
         return Ok(Verification::new(report, opts, &source));
     };
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
@@ -244,7 +244,7 @@ pub fn verify_bundle_file(
     }
     report.extend(qreport);
     if !stable {
-        unverifiable_rest(&mut report, opts);
+        unverifiable_rest(&mut report, opts, "bundle.stable");
         let mut v = Verification::new(report, opts, &source);
         v.qualification = Some(plan.q);
         return Ok(v);

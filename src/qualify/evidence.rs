@@ -125,29 +125,17 @@ pub struct Collected {
     /// Journal path -> what it holds.
     pub journals: BTreeMap<String, JournalSummary>,
     /// Files that no point declares but that hold client records or
-    /// journal events (v1.1), with the point their first record names (at
-    /// most [`MAX_UNDECLARED_NAMED`]).
-    pub undeclared: BTreeMap<String, String>,
+    /// journal events (v1.1), with the first such line (at most
+    /// [`MAX_UNDECLARED_NAMED`]).
+    pub undeclared: BTreeMap<String, Found>,
     /// How many such files there were in all.
     pub undeclared_files: u64,
     /// Paths read as evidence or sniffed (every regular file offered).
     pub offered: u64,
 }
 
-/// Longest first line read to tell whether an undeclared file holds records.
-pub const SNIFF_BYTES: u64 = 64 << 10;
-
-/// The point named by a line that looks like a client record or a journal
-/// event (a JSON object with string `request_id` and `point`), if it does.
-pub fn records_point(first_line: &[u8]) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_slice(first_line).ok()?;
-    let o = v.as_object()?;
-    o.get("request_id")?.as_str()?;
-    let point = o.get("point")?.as_str()?;
-    let is_client = o.contains_key("sent_at") || o.contains_key("status");
-    let is_event = o.contains_key("event") || o.contains_key("at");
-    (is_client || is_event).then(|| point.to_string())
-}
+pub use super::sniff::records_point;
+use super::sniff::{Found, RecordSniffer};
 
 /// Reads the files a [`Plan`] needs as they are offered.
 pub struct Collector<'a> {
@@ -156,15 +144,21 @@ pub struct Collector<'a> {
     pub out: Collected,
 }
 
+/// Hashes what is read through it and, for a file that is not a declared
+/// client-records file or journal, looks at every line for records.
 struct HashingReader<'r> {
     inner: &'r mut dyn Read,
     hasher: Hasher,
+    sniffer: Option<RecordSniffer>,
 }
 
 impl Read for HashingReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.hasher.update(&buf[..n]);
+        if let Some(s) = &mut self.sniffer {
+            s.feed(&buf[..n]);
+        }
         Ok(n)
     }
 }
@@ -190,26 +184,37 @@ impl<'a> Collector<'a> {
             || is_manifest_file(rel)
     }
 
-    /// Reads the first line of a file verification does not otherwise read
-    /// and notes it when it holds client records or journal events: records
-    /// of a point that `qualification.json` does not declare (or a second
-    /// file for a declared one) are evidence left out of the table.
+    /// Reads every line of a file verification does not otherwise read
+    /// and notes it when one holds a client record or a journal event:
+    /// records of a point that `qualification.json` does not declare (or a
+    /// second file for a declared one) are evidence left out of the table.
     pub fn sniff(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
         self.out.offered += 1;
         if rel == super::QUALIFICATION_FILE {
             return Ok(());
         }
-        let mut head = Vec::new();
-        content.take(SNIFF_BYTES).read_to_end(&mut head)?;
-        let first = head.split(|b| *b == b'\n').next().unwrap_or(&[]);
-        let first = first.strip_suffix(b"\r").unwrap_or(first);
-        if let Some(point) = records_point(first) {
-            self.out.undeclared_files += 1;
-            if self.out.undeclared.len() < MAX_UNDECLARED_NAMED {
-                self.out.undeclared.insert(rel.to_string(), point);
+        let mut sniffer = RecordSniffer::new();
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            let n = content.read(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            if !sniffer.done() {
+                sniffer.feed(&chunk[..n]);
             }
         }
+        self.note_sniffed(rel, sniffer.finish());
         Ok(())
+    }
+
+    fn note_sniffed(&mut self, rel: &str, found: Option<Found>) {
+        if let Some(f) = found {
+            self.out.undeclared_files += 1;
+            if self.out.undeclared.len() < MAX_UNDECLARED_NAMED {
+                self.out.undeclared.insert(rel.to_string(), f);
+            }
+        }
     }
 
     /// Offers one file: read as evidence when [`Collector::wants`] it,
@@ -226,9 +231,14 @@ impl<'a> Collector<'a> {
     /// Consumes one file. `Err` only on I/O errors; malformed content is
     /// recorded for the checks.
     pub fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        let declared = self.plan.clients.contains_key(rel) || self.plan.journals.contains_key(rel);
         let mut r = HashingReader {
             inner: content,
             hasher: Hasher::new(),
+            // Every other file the run reads (fact and pin files, the plan,
+            // manifests) is looked at for records too: a second copy of a
+            // point's records named as a fact is still left out of the table.
+            sniffer: (!declared).then(RecordSniffer::new),
         };
         if let Some(&i) = self.plan.clients.get(rel) {
             let p = &self.plan.q.points[i];
@@ -275,6 +285,10 @@ impl<'a> Collector<'a> {
                 break;
             }
             lines += chunk[..n].iter().filter(|b| **b == b'\n').count() as u64;
+        }
+        if let Some(sn) = r.sniffer.take() {
+            let found = sn.finish();
+            self.note_sniffed(rel, found);
         }
         let (digest, _) = r.hasher.finish();
         if is_manifest_file(rel) && self.plan.counted_digests.contains(&digest) {

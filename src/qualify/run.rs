@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use super::context::{point_area, Run, ATTESTATIONS_AREA, HOSTS_AREA, PINS_AREA};
 use super::facts::{self, Facts};
-use super::plan::Arrival;
+use super::plan::PlanFacts;
 use super::schema::Qualification;
-use super::{engines, hosts, inventory, pins, plan, point, published};
+use super::{engines, hosts, inventory, pins, plan, plausible, point, published};
 use super::{AttestedEngine, Options, PointRow, QUALIFICATION_FILE};
 use crate::report::{Check, Reason, Report};
 
@@ -48,15 +48,9 @@ pub(crate) fn no_pins(detail: &str) -> Check {
 /// recomputed table (the points whose records could be read).
 pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<PointRow> {
     report.enter(None);
-    let arrival = plan::plan_checks(report, run);
-    let first_request = run
-        .collected
-        .clients
-        .values()
-        .filter_map(|c| c.first_sent)
-        .reduce(f64::min);
+    let plan_facts = plan::plan_checks(report, run);
     report.enter(Some(ATTESTATIONS_AREA));
-    let attested = engines::check_engines(report, run, first_request, opts);
+    let attested = engines::check_engines(report, run, opts);
     let facts = facts::resolve(run);
     report.enter(Some(PINS_AREA));
     match opts.pins {
@@ -71,8 +65,9 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
     report.enter(None);
     report.push(inventory::undeclared_check(run));
     report.push(inventory::captured_check(run.collected));
-    let rows = points(report, run, arrival);
+    let rows = points(report, run, &plan_facts);
     report.enter(None);
+    report.push(plausible::windows_check(run));
     if let Some(publication) = opts.publication {
         publication_checks(report, publication, run, &attested, &rows, &facts, opts);
     }
@@ -80,12 +75,12 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
 }
 
 /// Every point's checks, each under its own area.
-fn points(report: &mut Report, run: &Run<'_>, arrival: Arrival) -> Vec<PointRow> {
+fn points(report: &mut Report, run: &Run<'_>, plan: &PlanFacts) -> Vec<PointRow> {
     let q = run.q();
     let mut rows = Vec::new();
     for (i, p) in q.points.iter().enumerate() {
         report.enter(Some(&point_area(&p.name)));
-        if let Some(m) = point::point_checks(report, run, i, arrival) {
+        if let Some(m) = point::point_checks(report, run, i, plan) {
             rows.push(PointRow {
                 name: p.name.clone(),
                 offered_rate: p.offered_rate,
@@ -132,8 +127,15 @@ fn publication_checks(
     }
 }
 
-/// Reports the checks that need a readable qualification as not checkable.
-pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>) {
+/// Reports the checks that need a readable qualification as not checkable
+/// because the check `cause` failed (`qualification.schema`, or
+/// `bundle.stable` when the bundle changed between its two passes).
+pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>, cause: &str) {
+    let why = if cause == "qualification.schema" {
+        "qualification.json is not valid".to_string()
+    } else {
+        format!("the run's evidence cannot be trusted (see {cause})")
+    };
     match opts.pins {
         None => report.push(no_pins(
             "no --pins given: published values not compared (verdict is unpinned)",
@@ -141,36 +143,32 @@ pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>) {
         Some(p) => {
             for pin in &p.pins {
                 report.push(
-                    Check::not_checkable(
-                        format!("pin:{}", pin.name),
-                        "qualification.json is not valid",
-                    )
-                    .in_area(PINS_AREA),
+                    Check::not_checkable_by(format!("pin:{}", pin.name), cause, &why)
+                        .in_area(PINS_AREA),
                 );
             }
         }
     }
     report.push(
-        Check::not_checkable(
+        Check::not_checkable_by(
             "attestation:*",
-            "qualification.json is not valid: the engines are unknown",
+            cause,
+            format!("{why}: the engines are unknown"),
         )
         .in_area(ATTESTATIONS_AREA),
     );
     if opts.publication.is_some() {
         report.push(
-            Check::not_checkable(
+            Check::not_checkable_by(
                 "publication:*",
-                "qualification.json is not valid: nothing in the run can be matched to the publication's rows",
+                cause,
+                format!("{why}: nothing in the run can be matched to the publication's rows"),
             )
             .publication(),
         );
     }
     report.push(
-        Check::not_checkable(
-            "point:*",
-            "qualification.json is not valid: the points are unknown",
-        )
-        .in_area(point_area("*")),
+        Check::not_checkable_by("point:*", cause, format!("{why}: the points are unknown"))
+            .in_area(point_area("*")),
     );
 }

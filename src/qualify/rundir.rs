@@ -52,7 +52,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
     ));
     let qbytes = read_qualification(root)?;
     let Some(q) = check_qualification(&mut report, qbytes.as_deref().map_err(Clone::clone)) else {
-        unverifiable_rest(&mut report, opts);
+        unverifiable_rest(&mut report, opts, "qualification.schema");
         return Ok(Verification::new(report, opts, &source));
     };
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
