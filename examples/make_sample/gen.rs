@@ -536,15 +536,19 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         write(&run.join(&path), &sign_envelope(&st, &[&ek]));
         engines.push(json!({"id": format!("engine-{e}"), "attestation": path}));
     }
+    // The record of the weights, with sizes and shard header digests, is
+    // part of the run (v1.1): the host reports are held to it.
+    let record_json = wm.to_json_record().expect("record");
+    write(
+        &run.join("manifests/weights.manifest.json"),
+        record_json.as_bytes(),
+    );
+    let fleet_digest = Sha256Digest::of_bytes(&fleet);
     // The launch check of every engine's host, sizes only, against the
     // weights manifest, with the config: what the write-up says was done.
-    let record = Manifest::parse(
-        wm.to_json_record().expect("record").as_bytes(),
-        None,
-        "weights",
-    )
-    .expect("record parses")
-    .0;
+    let record = Manifest::parse(record_json.as_bytes(), None, "weights")
+        .expect("record parses")
+        .0;
     let mut host_checks = Vec::new();
     for e in 0..ENGINES {
         let host = host_name(e);
@@ -555,8 +559,14 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             &proofpack::fleet::HostCheckOptions {
                 host: host.clone(),
                 mode: proofpack::fleet::Mode::SizesOnly,
-                config: Some(proofpack::fleet::ConfigSource::Stated(config_d)),
+                // The config is hashed on the host, not stated: the
+                // write-up says the launch checks confirmed its hash.
+                config: Some(proofpack::fleet::ConfigSource::File(
+                    run.join("inputs/config.json"),
+                )),
                 threads: 1,
+                run: NAME.into(),
+                fleet: fleet_digest,
             },
             &NoProgress,
         )
@@ -567,6 +577,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         );
         // Fixed, so that the sample is byte-reproducible.
         h.predicate.root = "/models/moonshotai/Kimi-K3".into();
+        h.predicate.config_source = Some("file /models/moonshotai/Kimi-K3.config.json".into());
         h.predicate.started_at = format!("2026-09-23T07:{:02}:10Z", 30 + e);
         h.predicate.finished_at = format!("2026-09-23T07:{:02}:12Z", 30 + e);
         let path = format!("hosts/{host}.dsse.json");
@@ -586,6 +597,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         "plan": "inputs/benchmark-plan.json",
         "facts": facts(),
         "host_checks": host_checks,
+        "qualified_fleet": "inputs/fleet-qualified.json",
+        "weights_record": "manifests/weights.manifest.json",
         "points": points_json
     });
     write(&run.join("qualification.json"), &pretty(&q));

@@ -9,6 +9,7 @@ use proofpack::digest::Sha256Digest;
 use proofpack::fleet::{self, ConfigSource, FleetHosts, FleetRequirements, HostCheckOptions, Mode};
 use proofpack::keys::TrustStore;
 use proofpack::manifest::Manifest;
+use proofpack::report::Reason;
 
 use super::{human_bytes, Ui};
 
@@ -48,6 +49,15 @@ pub struct HostCheckArgs {
     /// This host's name, as the fleet file names it.
     #[arg(long, value_name = "NAME")]
     pub host: String,
+    /// The run the check is for (the qualification's name); the report is
+    /// bound to it.
+    #[arg(long, value_name = "NAME")]
+    pub run: String,
+    /// The fleet file the host is checked for (a qualified-fleet file, or
+    /// {"hosts": [...]}); it must select --host, and the report carries its
+    /// SHA-256.
+    #[arg(long, value_name = "FLEET.json")]
+    pub fleet: PathBuf,
     /// The host's signing key (PKCS#8 PEM), trusted for the `host` role.
     #[arg(long, value_name = "HOST_KEY")]
     pub key: PathBuf,
@@ -102,6 +112,14 @@ pub struct FleetVerifyArgs {
     /// The published SHA-256 of the weights manifest.
     #[arg(long, value_name = "HEX")]
     pub weights_pin: String,
+    /// The weights record (the JSON manifest record, with sizes and shard
+    /// header digests) whose digest is --weights-pin: the reports' totals
+    /// and shard headers are compared with it. Needed for --mode sizes-only.
+    #[arg(long, value_name = "RECORD.json")]
+    pub weights_record: Option<PathBuf>,
+    /// The run the reports must have been made for.
+    #[arg(long, value_name = "NAME")]
+    pub run: Option<String>,
     /// The published SHA-256 of the model config.
     #[arg(long, value_name = "HEX")]
     pub config_pin: Option<String>,
@@ -119,6 +137,22 @@ fn parse_digest(s: &str, what: &str) -> Result<Sha256Digest> {
     })
 }
 
+/// `--weights-record`: the JSON manifest record of the pinned weights.
+fn weights_record(path: &std::path::Path, pin: &Sha256Digest) -> Result<fleet::WeightsRecord> {
+    let origin = path.display().to_string();
+    let (m, _) = Manifest::read_file(path, Some(proofpack::manifest::Format::Json))
+        .with_context(|| format!("--weights-record {origin}: not a readable manifest record"))?;
+    if m.digest() != *pin {
+        anyhow::bail!(
+            "--weights-record {origin}: the record of {}, not of the pinned weights manifest {}",
+            m.digest().prefixed(),
+            pin.prefixed()
+        );
+    }
+    fleet::WeightsRecord::of(&m, &origin)
+        .with_context(|| format!("--weights-record {origin}: the record has no file sizes"))
+}
+
 pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
     let HostCommand::Check(a) = a.command;
     // The key first: a bad key fails before anything is read or written.
@@ -131,7 +165,20 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
         }
         Some(s) => Some(ConfigSource::File(PathBuf::from(s))),
     };
+    let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
+        .with_context(|| format!("cannot read the fleet file {}", a.fleet.display()))?;
+    let fleet_hosts = FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())?;
+    if !fleet_hosts.hosts.contains(&a.host) {
+        anyhow::bail!(
+            "--host {}: {} does not select this host (it selects {}); a report for a host outside its fleet is bound to nothing",
+            a.host,
+            a.fleet.display(),
+            fleet_hosts.hosts.join(", ")
+        );
+    }
     let opts = HostCheckOptions {
+        run: a.run.clone(),
+        fleet: Sha256Digest::of_bytes(&fleet_bytes),
         host: a.host.clone(),
         mode: if a.full { Mode::Full } else { Mode::SizesOnly },
         config,
@@ -174,18 +221,31 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
     let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
         .context("cannot read the fleet file")?;
     let hosts = FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())?;
-    let req = FleetRequirements {
-        weights: parse_digest(&a.weights_pin, "--weights-pin")?,
-        config: a
-            .config_pin
+    let weights = parse_digest(&a.weights_pin, "--weights-pin")?;
+    let record = a
+        .weights_record
+        .as_deref()
+        .map(|p| weights_record(p, &weights))
+        .transpose()?;
+    let mut req = FleetRequirements::pinned(
+        weights,
+        a.config_pin
             .as_deref()
             .map(|c| parse_digest(c, "--config-pin"))
             .transpose()?,
-        mode: match a.mode {
+        match a.mode {
             ModeArg::Full => Mode::Full,
             ModeArg::SizesOnly => Mode::SizesOnly,
         },
-    };
+    );
+    // v1.1: the reports name the fleet file they were checked for.
+    req.fleet = fleet::Expect::Is(Sha256Digest::of_bytes(&fleet_bytes));
+    if let Some(r) = record {
+        req.record = fleet::Expect::Is(r);
+    }
+    if let Some(run) = &a.run {
+        req.run = fleet::Expect::Is(run.clone());
+    }
     let v = fleet::verify_fleet_files(&hosts, &a.reports, &trust, &req)?;
     if a.json {
         let mut j = serde_json::to_value(&v.report)?;
@@ -219,9 +279,25 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
         .filter(|r| !r.ok)
         .map(|r| r.host.as_str())
         .collect();
+    // What a green leaves out: configs only stated, not hashed on a host.
+    let stated: Vec<&str> = v
+        .report
+        .checks()
+        .iter()
+        .filter(|c| c.id.ends_with(".config") && c.reason() == Some(Reason::StatedByPublisher))
+        .map(|c| c.id.trim_start_matches("host:").trim_end_matches(".config"))
+        .collect();
+    let stated_note = if stated.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; config NOT CHECKED on {} (stated, not hashed on the host)",
+            stated.join(", ")
+        )
+    };
     ui.note(&if v.report.ok() {
         format!(
-            "fleet verify: VERIFIED, all {} hosts checked {} at least, against {}",
+            "fleet verify: VERIFIED, all {} hosts checked {} at least, against {}{stated_note}",
             v.rows.len(),
             req.mode.as_str(),
             req.weights.prefixed()

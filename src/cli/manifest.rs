@@ -333,6 +333,11 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         Some(name) => load_baseline(catalog.as_ref(), name)?,
         None => Manifest::read_file(&a.manifest, a.manifest_format.map(Into::into))?.0,
     };
+    // v1.1: the shard headers are what let sizes-only tell swapped shards;
+    // a record without their digests is refused, not checked and passed.
+    if a.sizes_only && !a.no_structure && m.has_sizes() {
+        m.require_header_digests(&origin)?;
+    }
     // --sizes-only reads no content, so it has nothing to cache.
     let session = if a.sizes_only {
         None

@@ -36,7 +36,8 @@ pub struct Plan {
     pub clients: BTreeMap<String, usize>,
     /// Journal path -> names of the points reading it.
     pub journals: BTreeMap<String, Vec<String>>,
-    /// Attestation paths.
+    /// Files read whole: attestations, host reports, and the qualified
+    /// fleet and weights record the host reports are bound to.
     pub attestations: BTreeSet<String>,
     /// Paths named by pins.
     pub pin_paths: BTreeSet<String>,
@@ -63,12 +64,16 @@ impl Plan {
                 .or_default()
                 .push(p.name.clone());
         }
-        // Attestations and host reports are envelopes, read whole.
+        // Attestations and host reports are envelopes, read whole; so are
+        // the qualified fleet and the weights record the reports are bound
+        // to (v1.1).
         let attestations = q
             .engines
             .iter()
             .map(|e| e.attestation.clone())
             .chain(q.host_checks.iter().cloned())
+            .chain(q.qualified_fleet.iter().cloned())
+            .chain(q.weights_record.iter().cloned())
             .collect();
         let pin_paths = pins
             .map(|p| p.pins.iter().filter_map(|p| p.path.clone()).collect())
