@@ -51,6 +51,11 @@ pub fn run(data: &[u8]) {
     if r.ok() {
         assert!(v.root.is_some());
         assert!(v.manifest.is_some());
+        // v1.1: what verifies extracts to the same files everywhere.
+        let m = v.manifest.as_ref().expect("checked above");
+        let paths = || m.entries().iter().map(|e| e.path.as_str());
+        assert!(paths().all(|p| proofpack::manifest::portable::path_problem(p).is_none()));
+        assert!(proofpack::manifest::portable::collisions(paths()).is_empty());
     }
     if let Some(d) = v.bundle_sha256 {
         assert_eq!(d, proofpack::digest::Sha256Digest::of_bytes(&bytes));

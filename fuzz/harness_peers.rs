@@ -48,8 +48,9 @@ pub fn run_row(data: &[u8]) {
 }
 
 /// A receipt.json (and, after a 0xFF byte, a receipt.sha256). Invariants:
-/// the canonical form is JSON that canonicalises to itself, and the
-/// transport digest holds exactly when the sidecar names the bytes' hash.
+/// the canonical form is JSON that canonicalises to itself, the transport
+/// digest holds exactly when the sidecar names the bytes' hash, and a pin
+/// holds for the bytes' own SHA-256 and fails for another digest.
 pub fn run_receipt(data: &[u8]) {
     let (body, sha) = match data.iter().position(|b| *b == 0xff) {
         Some(i) => (&data[..i], Some(&data[i + 1..])),
@@ -61,7 +62,7 @@ pub fn run_receipt(data: &[u8]) {
     }
     let own = proofpack::digest::Sha256Digest::of_bytes(body).to_hex();
     for s in [sha, Some(own.as_bytes())] {
-        if let Ok((checks, _)) = receipt::check_receipt_bytes(body, s) {
+        if let Ok((checks, r)) = receipt::check_receipt_bytes(body, s) {
             let t = checks
                 .iter()
                 .find(|c| c.id == "receipt.transport_digest")
@@ -69,6 +70,15 @@ pub fn run_receipt(data: &[u8]) {
             if s == Some(own.as_bytes()) {
                 assert_eq!(t.ok(), Some(true));
             }
+            assert_eq!(receipt::checks::pin(Some(&own), &own, &r).ok(), Some(true));
+            let other = "0".repeat(64);
+            if other != own && r.receipt_id.str() != Some(other.as_str()) {
+                assert_eq!(
+                    receipt::checks::pin(Some(&other), &own, &r).ok(),
+                    Some(false)
+                );
+            }
+            assert_eq!(receipt::checks::pin(None, &own, &r).ok(), None);
         }
     }
 }

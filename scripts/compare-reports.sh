@@ -21,6 +21,8 @@ cat > "$work/wrapper" <<'W'
 #!/usr/bin/env bash
 # Runs the build under test and records what verify answered.
 set -u
+SNAP=$PROOFPACK_TEST_SNAP
+REAL=$(cat "$SNAP/.real")
 case " $* " in *" verify "*) ;; *) exec "$REAL" "$@" ;; esac
 n=$(flock "$SNAP/.lock" bash -c 'n=$(( $(cat "$SNAP/.n" 2>/dev/null || echo 0) + 1 )); echo $n > "$SNAP/.n"; echo $n')
 json=0; html=; prev=; verb=0
@@ -46,7 +48,8 @@ for side in old new; do
   mkdir -p "$work/$side"
   real=$old; [[ $side == new ]] && real=$new
   echo "compare-reports: running the suite against the $side build ($real)" >&2
-  REAL=$real SNAP=$work/$side CARGO_BIN_EXE_proofpack=$work/wrapper \
+  echo "$real" > "$work/$side/.real"
+  PROOFPACK_TEST_SNAP=$work/$side PROOFPACK_TEST_BIN=$work/wrapper \
     scripts/test.sh --no-fail-fast "$@" -- --test-threads=1 > "$work/$side.log" 2>&1 || true
 done
 python3 - "$work/old" "$work/new" <<'PY'

@@ -16,6 +16,22 @@ pub enum AtomicError {
         /// The target.
         path: PathBuf,
     },
+    /// v1.1: the output's directory does not exist (or is not one).
+    #[error("cannot write {}: its directory {} {why}", path.display(), dir.display())]
+    NoDirectory {
+        /// The target.
+        path: PathBuf,
+        /// Its directory.
+        dir: PathBuf,
+        /// "does not exist" or "is not a directory".
+        why: &'static str,
+    },
+    /// v1.1: the output is an existing directory.
+    #[error("cannot write {}: it is a directory (give a file name)", path.display())]
+    IsADirectory {
+        /// The target.
+        path: PathBuf,
+    },
     /// An I/O operation failed.
     #[error("cannot write {}: {source}", path.display())]
     Io {
@@ -29,16 +45,116 @@ pub enum AtomicError {
 
 /// A file being written; it appears at its final path only on [`AtomicFile::commit`].
 /// Dropped without commit, the temporary file is removed.
+///
+/// v1.1: a target that exists and is not a regular file (a character or
+/// block device, a FIFO, a socket) is written to directly and never renamed
+/// over, so that `-o /dev/null` or `-o /dev/stdout` leaves the node in place;
+/// a symbolic link is followed and the file it names is replaced atomically
+/// in that file's own directory.
 pub struct AtomicFile {
     target: PathBuf,
-    tmp: tempfile::NamedTempFile,
+    inner: Inner,
     overwrite: bool,
+}
+
+enum Inner {
+    /// A temporary file beside the (resolved) target, renamed on commit.
+    Temp(tempfile::NamedTempFile),
+    /// A device, FIFO or socket, written as it is.
+    Direct(Box<dyn Write + Send>),
 }
 
 fn parent_of(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
+    }
+}
+
+/// Most symbolic links followed from an output path (as the kernel's 40).
+const MAX_LINKS: usize = 40;
+
+/// The path an output finally names: `path` with its own symbolic links
+/// followed (a dangling link gives the path it points to, which is then
+/// created). Directories above it are left as they are.
+pub fn resolve_output(path: &Path) -> Result<PathBuf, AtomicError> {
+    let mut p = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&p).map_err(|source| AtomicError::Io {
+                    path: p.clone(),
+                    source,
+                })?;
+                p = if to.is_absolute() {
+                    to
+                } else {
+                    parent_of(&p).join(to)
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(AtomicError::Io {
+        path: path.to_path_buf(),
+        source: io::Error::other(format!("more than {MAX_LINKS} symbolic links")),
+    })
+}
+
+/// What an existing output path is.
+enum Existing {
+    Absent,
+    Regular,
+    Directory,
+    Socket,
+    /// A device or a FIFO: opened for writing.
+    Node,
+}
+
+fn existing(path: &Path) -> Result<Existing, AtomicError> {
+    use std::os::unix::fs::FileTypeExt;
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(Existing::Regular),
+        Ok(m) if m.is_dir() => Ok(Existing::Directory),
+        Ok(m) if m.file_type().is_socket() => Ok(Existing::Socket),
+        Ok(_) => Ok(Existing::Node),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Existing::Absent),
+        Err(source) => Err(AtomicError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Checks, before any work, that `target` can be written: its directory
+/// exists (after following a symlink at the target) and it is not a
+/// directory. `-` (standard output) is always writable.
+pub fn check_output(target: &Path) -> Result<(), AtomicError> {
+    if target.as_os_str() == "-" {
+        return Ok(());
+    }
+    let resolved = resolve_output(target)?;
+    match existing(&resolved)? {
+        Existing::Directory => Err(AtomicError::IsADirectory {
+            path: target.to_path_buf(),
+        }),
+        Existing::Absent | Existing::Regular => {
+            let dir = parent_of(&resolved);
+            match fs::metadata(dir) {
+                Ok(m) if m.is_dir() => Ok(()),
+                Ok(_) => Err(AtomicError::NoDirectory {
+                    path: target.to_path_buf(),
+                    dir: dir.to_path_buf(),
+                    why: "is not a directory",
+                }),
+                Err(_) => Err(AtomicError::NoDirectory {
+                    path: target.to_path_buf(),
+                    dir: dir.to_path_buf(),
+                    why: "does not exist",
+                }),
+            }
+        }
+        Existing::Socket | Existing::Node => Ok(()),
     }
 }
 
@@ -50,43 +166,73 @@ impl AtomicFile {
             path: target.to_path_buf(),
             source,
         };
-        if !overwrite && fs::symlink_metadata(target).is_ok() {
+        check_output(target)?;
+        let resolved = resolve_output(target)?;
+        // A device, FIFO or socket is written to, not overwritten: the
+        // no-clobber rule protects files.
+        let node = matches!(existing(&resolved)?, Existing::Node | Existing::Socket);
+        if !overwrite && !node && fs::symlink_metadata(target).is_ok() {
             return Err(AtomicError::Exists {
                 path: target.to_path_buf(),
             });
         }
+        let direct = |w: Box<dyn Write + Send>| AtomicFile {
+            target: resolved.clone(),
+            inner: Inner::Direct(w),
+            overwrite,
+        };
+        match existing(&resolved)? {
+            Existing::Node => {
+                // Opened without truncation or creation: the node stays.
+                let f = fs::OpenOptions::new()
+                    .write(true)
+                    .open(&resolved)
+                    .map_err(io_err)?;
+                return Ok(direct(Box::new(f)));
+            }
+            Existing::Socket => {
+                let s = std::os::unix::net::UnixStream::connect(&resolved).map_err(io_err)?;
+                return Ok(direct(Box::new(s)));
+            }
+            Existing::Absent | Existing::Regular | Existing::Directory => {}
+        }
         let tmp = tempfile::Builder::new()
             .prefix(".proofpack-tmp-")
             .permissions(fs::Permissions::from_mode(mode))
-            .tempfile_in(parent_of(target))
+            .tempfile_in(parent_of(&resolved))
             .map_err(io_err)?;
         // The umask may have narrowed the mode; set it exactly.
         fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode)).map_err(io_err)?;
         Ok(AtomicFile {
-            target: target.to_path_buf(),
-            tmp,
+            target: resolved,
+            inner: Inner::Temp(tmp),
             overwrite,
         })
     }
 
-    /// The final path.
+    /// The final path (a symlink at the target followed).
     pub fn target(&self) -> &Path {
         &self.target
     }
 
-    /// Flushes, syncs and renames into place.
-    pub fn commit(mut self) -> Result<(), AtomicError> {
+    /// Flushes, syncs and renames into place (a device, FIFO or socket is
+    /// only flushed).
+    pub fn commit(self) -> Result<(), AtomicError> {
         let target = self.target.clone();
         let io_err = |source| AtomicError::Io {
             path: target.clone(),
             source,
         };
-        self.tmp.as_file_mut().flush().map_err(io_err)?;
-        self.tmp.as_file().sync_all().map_err(io_err)?;
+        let mut tmp = match self.inner {
+            Inner::Direct(mut w) => return w.flush().map_err(io_err),
+            Inner::Temp(t) => t,
+        };
+        tmp.as_file_mut().flush().map_err(io_err)?;
+        tmp.as_file().sync_all().map_err(io_err)?;
         if self.overwrite {
-            self.tmp.persist(&target).map_err(|e| io_err(e.error))?;
+            tmp.persist(&target).map_err(|e| io_err(e.error))?;
         } else {
-            self.tmp.persist_noclobber(&target).map_err(|e| {
+            tmp.persist_noclobber(&target).map_err(|e| {
                 if e.error.kind() == io::ErrorKind::AlreadyExists {
                     AtomicError::Exists {
                         path: target.clone(),
@@ -102,10 +248,16 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.tmp.write(buf)
+        match &mut self.inner {
+            Inner::Temp(t) => t.write(buf),
+            Inner::Direct(w) => w.write(buf),
+        }
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.tmp.flush()
+        match &mut self.inner {
+            Inner::Temp(t) => t.flush(),
+            Inner::Direct(w) => w.flush(),
+        }
     }
 }
 

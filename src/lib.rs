@@ -5,10 +5,11 @@
 //! only those below it:
 //!
 //! 1. [`digest`], [`report`], [`progress`], [`atomic`], [`timefmt`],
-//!    [`strictjson`], [`capped`]: SHA-256, the verification report, progress
-//!    sinks (which `digest` reports to), whole-or-nothing file output, RFC
-//!    3339 timestamps, the repeated-key check for every JSON proofpack
-//!    trusts, and the one size-capped whole read.
+//!    [`strictjson`], [`capped`], [`numpy`]: SHA-256, the verification
+//!    report, progress sinks (which `digest` reports to), whole-or-nothing
+//!    file output, RFC 3339 timestamps, the repeated-key check for every JSON
+//!    proofpack trusts, the one size-capped whole read, and numpy's
+//!    statistics reproduced to the bit.
 //! 2. [`manifest`]: content-addressed manifests of file sets;
 //!    [`publication`]: a published write-up's tables, read; [`partition`]:
 //!    one tree hashed in parts on many machines, and merged; [`html`]: the
@@ -27,7 +28,7 @@
 //!    engine attestations, count invariants, recomputed metrics.
 //! 5. [`peers`]: results of other benchmark tools (vLLM, SGLang,
 //!    InferenceX rows and receipts) verified in their own formats (uses
-//!    `qualify`'s numpy-exact percentile and claims).
+//!    `qualify`'s claims).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -41,6 +42,7 @@ pub mod fleet;
 pub mod html;
 pub mod keys;
 pub mod manifest;
+pub mod numpy;
 pub mod partition;
 pub mod peers;
 pub mod progress;

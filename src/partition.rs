@@ -3,7 +3,13 @@
 //! hashes a deterministic 1/N of them and `manifest merge` joins the parts.
 //!
 //! Every part carries the digest of the whole file list (sorted `path`,
-//! size), so parts of different trees are never mixed; files are assigned
+//! size), so parts of different lists are never mixed; v1.1: also the
+//! digest of the tree's stat list (`path`, size, mtime), of the host name
+//! and of the root it was hashed on, so that two trees that only share a
+//! path/size list are refused too (`merge` requires one stat list, and one
+//! root unless told that the tree is mounted at different places); and the
+//! header digest of every safetensors shard, which the merged manifest
+//! keeps as a single run does. Files are assigned
 //! to parts by size (largest first, each to the least-loaded part, ties to
 //! the lowest part, then by path), which is stable for the same list and
 //! balances bytes. `merge` recomputes the assignment from the union of the
@@ -62,6 +68,13 @@ pub struct Part {
     pub list_files: u64,
     /// Bytes in the whole list.
     pub list_bytes: u64,
+    /// v1.1: `sha256:<hex>` of the tree's stat list (sorted `path NUL size
+    /// NUL mtime_ns LF`, mtime in nanoseconds since the epoch).
+    pub stat_list: String,
+    /// v1.1: `sha256:<hex>` of the name of the host that hashed the part.
+    pub host: String,
+    /// v1.1: `sha256:<hex>` of the root's absolute path on that host.
+    pub root: String,
     /// This part's entries, sorted by path.
     pub entries: Vec<PartEntry>,
 }
@@ -76,6 +89,9 @@ pub struct PartEntry {
     pub size: u64,
     /// SHA-256, lowercase hex.
     pub sha256: Sha256Digest,
+    /// v1.1: a safetensors shard's header digest (its first 8 + N bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_sha256: Option<Sha256Digest>,
 }
 
 /// Parses `K/N`.
@@ -102,6 +118,30 @@ fn list_digest(list: &[(&str, u64)]) -> Sha256Digest {
         h.update(b"\n");
     }
     h.finish().0
+}
+
+/// The digest of a sorted stat list (path, size, mtime in ns).
+fn stat_digest(list: &[(&str, u64, i128)]) -> Sha256Digest {
+    let mut h = Hasher::new();
+    for (p, s, m) in list {
+        h.update(p.as_bytes());
+        h.update(b"\0");
+        h.update(s.to_string().as_bytes());
+        h.update(b"\0");
+        h.update(m.to_string().as_bytes());
+        h.update(b"\n");
+    }
+    h.finish().0
+}
+
+/// This machine's host name (Linux: the kernel's), for the part's `host`.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default()
 }
 
 /// The part (1-based) of every file of a sorted list.
@@ -146,9 +186,20 @@ pub fn build_part(
         .map(|(f, _)| f.clone())
         .collect();
     let total: u64 = list.iter().map(|(_, s)| s).sum();
+    let stats: Vec<(&str, u64, i128)> = files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.stat.size, f.stat.mtime_ns))
+        .collect();
+    let abs_root = std::fs::canonicalize(root).map_err(|source| ManifestError::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
     progress.start(mine.iter().map(|f| f.stat.size).sum(), mine.len() as u64);
     let mut entries = manifest::hash_files(&mine, opts, progress)?;
     progress.finish();
+    let headers: BTreeMap<String, Sha256Digest> = manifest::header_digests(&mine, opts.threads)?
+        .into_iter()
+        .collect();
     entries.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
     Ok(Part {
         schema: PART_SCHEMA.into(),
@@ -157,10 +208,14 @@ pub fn build_part(
         list: digest.prefixed(),
         list_files: list.len() as u64,
         list_bytes: total,
+        stat_list: stat_digest(&stats).prefixed(),
+        host: Sha256Digest::of_bytes(host_name().as_bytes()).prefixed(),
+        root: Sha256Digest::of_bytes(abs_root.as_os_str().as_encoded_bytes()).prefixed(),
         entries: entries
             .into_iter()
             .map(|e| PartEntry {
                 size: e.size.unwrap_or(0),
+                header_sha256: headers.get(&e.path).copied(),
                 path: e.path,
                 sha256: e.sha256,
             })
@@ -176,7 +231,16 @@ impl Part {
             reason,
         };
         crate::strictjson::reject_duplicate_json_keys(bytes).map_err(|e| bad(e.to_string()))?;
-        let p: Part = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+        let p: Part = serde_json::from_slice(bytes).map_err(|e| {
+            let mut m = e.to_string();
+            if ["stat_list", "host", "root"]
+                .iter()
+                .any(|f| m.contains(&format!("missing field `{f}`")))
+            {
+                m.push_str(" (a part written before v1.1 carries no stat list, host or root: hash it again with this version)");
+            }
+            bad(m)
+        })?;
         if p.schema != PART_SCHEMA {
             return Err(bad(format!(
                 "schema is {:?}, expected {PART_SCHEMA:?}",
@@ -185,6 +249,19 @@ impl Part {
         }
         if p.part == 0 || p.part > p.parts {
             return Err(bad(format!("part {} of {}", p.part, p.parts)));
+        }
+        for (field, v) in [
+            ("stat_list", &p.stat_list),
+            ("host", &p.host),
+            ("root", &p.root),
+        ] {
+            Sha256Digest::parse_prefixed(v).map_err(|e| bad(format!("{field}: {e}")))?;
+        }
+        // Each path says what is wrong with it, before any list comparison
+        // could blame a gap.
+        for (i, e) in p.entries.iter().enumerate() {
+            manifest::validate_path(&e.path)
+                .map_err(|why| bad(format!("entries[{i}]: path {:?}: {why}", e.path)))?;
         }
         Ok(p)
     }
@@ -198,8 +275,9 @@ impl Part {
 }
 
 /// Joins parts into the manifest of the whole tree, refusing anything that
-/// is not exactly the N parts of one list.
-pub fn merge(parts: &[(String, Part)]) -> Result<Manifest, PartitionError> {
+/// is not exactly the N parts of one tree: one list, one stat list, and one
+/// root unless `allow_roots` (the same tree mounted at different places).
+pub fn merge(parts: &[(String, Part)], allow_roots: bool) -> Result<Manifest, PartitionError> {
     let mm = |s: String| PartitionError::Mismatch(s);
     let Some((first_origin, first)) = parts.first() else {
         return Err(mm("no parts given".into()));
@@ -213,6 +291,20 @@ pub fn merge(parts: &[(String, Part)]) -> Result<Manifest, PartitionError> {
             return Err(mm(format!(
                 "{o} is part {}/{} of list {}, {first_origin} is part {}/{} of list {}: parts of different file lists",
                 p.part, p.parts, p.list, first.part, first.parts, first.list
+            )));
+        }
+    }
+    for (o, p) in parts {
+        if p.stat_list != first.stat_list {
+            return Err(mm(format!(
+                "{o} was hashed from stat list {}, {first_origin} from {}: the parts share a path/size list but not the files' times, so they were hashed on different trees (copies must keep their mtimes)",
+                p.stat_list, first.stat_list
+            )));
+        }
+        if p.root != first.root && !allow_roots {
+            return Err(mm(format!(
+                "{o} was hashed under root {}, {first_origin} under {}: parts of different roots (if the same tree is mounted at different places, pass --allow-roots)",
+                p.root, first.root
             )));
         }
     }
@@ -264,6 +356,10 @@ pub fn merge(parts: &[(String, Part)]) -> Result<Manifest, PartitionError> {
             )));
         }
     }
+    let headers: Vec<(String, Sha256Digest)> = all
+        .values()
+        .filter_map(|(e, _, _)| e.header_sha256.map(|h| (e.path.clone(), h)))
+        .collect();
     let entries: Vec<Entry> = all
         .into_values()
         .map(|(e, _, _)| Entry {
@@ -272,7 +368,11 @@ pub fn merge(parts: &[(String, Part)]) -> Result<Manifest, PartitionError> {
             size: Some(e.size),
         })
         .collect();
-    Ok(Manifest::from_entries(entries, "merged parts")?)
+    let mut m = Manifest::from_entries(entries, "merged parts")?;
+    for (path, h) in headers {
+        m.set_header_sha256(&path, h, "merged parts")?;
+    }
+    Ok(m)
 }
 
 #[cfg(test)]

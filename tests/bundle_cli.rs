@@ -48,7 +48,7 @@ fn sample_files() -> Vec<(String, Vec<u8>)> {
             "ünïcødé/ファイル.json".into(),
             "{\"k\": \"värde\"}".as_bytes().to_vec(),
         ),
-        ("with space/colon:name.txt".into(), b"x".to_vec()),
+        ("with space/comma, name.txt".into(), b"x".to_vec()),
         ("empty".into(), Vec::new()),
         ("weights/shard.bin".into(), big),
     ]

@@ -203,8 +203,10 @@ fn edge_bundles() -> Vec<(String, Vec<u8>)> {
             .file("e513", &[9u8; 513])
             .file(A.0, A.1);
     });
-    add("names with spaces, colons, backslashes and quotes", &|t| {
-        t.file("with space/c:d\\e\"f'g.txt", b"q").file(A.0, A.1);
+    // Colons and backslashes are not portable names (section 5.1, v1.1):
+    // tests/bundle_portable.rs has them refused.
+    add("names with spaces and quotes", &|t| {
+        t.file("with space/c d\"f'g.txt", b"q").file(A.0, A.1);
     });
     out.push((
         "edge: zeros after the end blocks (a 10 KiB record)".into(),

@@ -7,17 +7,22 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use proofpack::bundle::{seal, unpack, verify_bundle, verify_bundle_reader, Limits, SealOptions};
-use proofpack::manifest::{self, BuildOptions};
+use proofpack::manifest::{self, portable, BuildOptions};
 use proofpack::progress::NoProgress;
 use proptest::prelude::*;
 
+/// Legal names: portable ones (contract section 5.1, v1.1), so no `:`,
+/// `\\`, trailing dot or space, or reserved device name; mixed case and
+/// non-ASCII names stay in.
 fn component() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-z0-9_.-]{1,12}",
-        "[a-zA-Z ü:ñ\\\\ファ]{1,8}",
+        "[a-zA-Z üñファ]{0,7}[a-zA-Züñファ]",
         "[a-z]{90,130}",
     ]
-    .prop_filter("not . or ..", |c| c != "." && c != ".." && c != "MANIFEST")
+    .prop_filter("not . or .., portable", |c| {
+        c != "." && c != ".." && c != "MANIFEST" && portable::component_problem(c).is_none()
+    })
 }
 
 fn tree() -> impl Strategy<Value = BTreeMap<String, Vec<u8>>> {
@@ -29,6 +34,9 @@ fn tree() -> impl Strategy<Value = BTreeMap<String, Vec<u8>>> {
     .prop_filter("no file is also a directory", |m| {
         m.keys()
             .all(|a| !m.keys().any(|b| b.starts_with(&format!("{a}/"))))
+    })
+    .prop_filter("no two names are one file on macOS or Windows", |m| {
+        portable::collisions(m.keys().map(String::as_str)).is_empty()
     })
 }
 

@@ -160,9 +160,10 @@ fn record_check_diff_export_round_trip() {
         .assert()
         .success();
 
-    // Re-recording replaces and says so; list shows both baselines.
+    // Re-recording with --replace (v1.1) replaces and says so; list shows
+    // both baselines.
     bin(&cat)
-        .args(["manifest", "--record", "kimi-k3-weights", "-o"])
+        .args(["manifest", "--record", "kimi-k3-weights", "--replace", "-o"])
         .arg(d.path().join("new.manifest"))
         .arg(&root)
         .assert()

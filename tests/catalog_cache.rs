@@ -19,9 +19,15 @@ fn settle() {
     std::thread::sleep(Duration::from_nanos(RACY_MARGIN_NS as u64) + Duration::from_millis(400));
 }
 
+/// `proofpack -v` (v1.1: the cache line is printed only with -v) with the
+/// catalog at `catalog`, created first (v1.1: manifest, check and diff use
+/// an existing catalog's cache and never create one).
 fn bin(catalog: &Path) -> Command {
+    if !catalog.exists() {
+        Catalog::open(catalog).unwrap();
+    }
     let mut c = common::proofpack();
-    c.env("PROOFPACK_CATALOG", catalog).env("NO_COLOR", "1");
+    c.env("PROOFPACK_CATALOG", catalog).arg("-v");
     c
 }
 
@@ -272,15 +278,17 @@ fn change_while_hashing_is_not_cached() {
         |s: &mut FileStat| s.ino += 1,
         |s: &mut FileStat| s.dev += 1,
     ] {
-        let mut after = f.stat;
-        tweak(&mut after);
-        session.store(&f, later, &after, d);
+        let mut other = f.stat;
+        tweak(&mut other);
+        // The descriptor's stat before reading, or after hashing, differs.
+        session.store(&f, later, &other, &f.stat, d);
+        session.store(&f, later, &f.stat, &other, d);
     }
     // Hashing that started right now: the file is settled (written > 3 s
     // ago) so this one is stored.
-    session.store(&f, SystemTime::now(), &f.stat, d);
+    session.store(&f, SystemTime::now(), &f.stat, &f.stat, d);
     let st = session.finish().unwrap();
-    assert_eq!((st.changed, st.stored), (5, 1), "{st:?}");
+    assert_eq!((st.changed, st.stored), (10, 1), "{st:?}");
 
     let session = c.hash_cache(&root, true).unwrap();
     assert_eq!(session.lookup(&f), Some(d));
@@ -307,7 +315,7 @@ fn change_while_hashing_is_not_cached() {
         .find(|x| x.rel == "fresh")
         .unwrap();
     let session = c.hash_cache(&root, true).unwrap();
-    session.store(&ff, SystemTime::now(), &ff.stat, d);
+    session.store(&ff, SystemTime::now(), &ff.stat, &ff.stat, d);
     let st = session.finish().unwrap();
     assert_eq!((st.too_recent, st.stored), (1, 0), "{st:?}");
 }

@@ -306,7 +306,9 @@ fn cli_list_show_forget() {
         .success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(v["records"].as_array().unwrap().len(), 0);
-    assert!(other.exists());
+    assert_eq!(v["catalog"], other.display().to_string());
+    // v1.1: listing reads; it creates no catalog file.
+    assert!(!other.exists());
 }
 
 #[test]
@@ -347,7 +349,19 @@ fn default_location_rules() {
         ]),
         explicit.display().to_string()
     );
-    // The directory is created private, the file 0600.
+    // The directory is created private, the file 0600, by a verb that
+    // stores something (v1.1: `catalog info` reads and creates nothing).
+    assert!(!xdg.join("proofpack").exists());
+    let m = d.path().join("m.manifest");
+    std::fs::write(&m, "").unwrap();
+    common::proofpack()
+        .env_remove("PROOFPACK_CATALOG")
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", &xdg)
+        .args(["catalog", "import", "m"])
+        .arg(&m)
+        .assert()
+        .success();
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&xdg.join("proofpack")), 0o700);

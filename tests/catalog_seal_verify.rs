@@ -261,6 +261,8 @@ fn a_broken_catalog_never_changes_a_verdict() {
 fn parallel_verifications_are_all_recorded() {
     let (d, _run, tgz) = sealed();
     let cat = d.path().join("catalog.db");
+    // v1.1: verify records into an existing catalog and never creates one.
+    Catalog::open(&cat).unwrap();
     let exe = common::bin();
     let rounds = 6;
     for _ in 0..rounds {

@@ -127,7 +127,10 @@ fn changed_byte_caught_in_full_mode_and_not_claimed_by_sizes_only() {
         assert_eq!(f.check(h, "--sizes-only"), 0);
     }
     let o = f.verify(&f.all_reports(), "full");
-    o.assert_fails("host:node-1.mode", "sizes-only (full required)");
+    o.assert_fails(
+        "host:node-1.mode",
+        "made in mode sizes-only, but mode full is required",
+    );
     // A full check catches the byte.
     assert_eq!(f.check("node-1", "--full"), 1);
     for h in ["node-0", "node-2", "node-3"] {

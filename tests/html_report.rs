@@ -325,3 +325,147 @@ fn markup_in_every_string_of_a_report_is_shown_as_text() {
         "the payload is shown as text in every check row ({shown} for {checks} checks)"
     );
 }
+
+/// Opens the page at `width` x `height`; what tests/browser/check_layout.js
+/// measured.
+fn layout_in_browser(html: &Path, width: u32, height: u32) -> Value {
+    let shot = html.with_extension(format!("{width}.png"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_layout.js");
+    let out = output_ok(
+        Command::new("node")
+            .arg(script)
+            .arg(html)
+            .arg(&shot)
+            .arg(width.to_string())
+            .arg(height.to_string())
+            .env("NODE_PATH", node_modules()),
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The report with long details on several checks, made failing: a long
+/// list of paths in the detail, 64-hex digests and a 300-character value in
+/// expected/found, a check id of 300 characters.
+fn with_long_failures(report: &Value) -> Value {
+    let mut r = report.clone();
+    let paths: Vec<String> = (0..60)
+        .map(|i| format!("model-{i:05}-of-00096.safetensors: size 4831838208, expected 4831838720"))
+        .collect();
+    let long = paths.join("; ");
+    let checks = r["checks"].as_array_mut().unwrap();
+    let mut n = 0;
+    for c in checks.iter_mut() {
+        if c["ok"] == true && c["id"].as_str().unwrap().starts_with("publication:pin:") && n < 6 {
+            c["ok"] = Value::Bool(false);
+            c["detail"] = Value::String(format!("{} -- {long}", c["detail"].as_str().unwrap()));
+            c["expected"] = Value::String(format!("sha256:{}", "ab".repeat(32)));
+            c["actual"] = Value::String(format!("sha256:{}/{}", "cd".repeat(32), "x".repeat(300)));
+            n += 1;
+        }
+    }
+    checks.insert(
+        0,
+        serde_json::json!({"id": format!("bundle.entry:{}model.safetensors", "very/long/path/".repeat(20)),
+                           "ok": false, "detail": "x".repeat(50), "expected": "e".repeat(200), "actual": "f".repeat(200)}),
+    );
+    r["ok"] = Value::Bool(false);
+    r["summary"]["failed"] = Value::from(r["summary"]["failed"].as_u64().unwrap() + n + 1);
+    r["summary"]["passed"] = Value::from(r["summary"]["passed"].as_u64().unwrap() - n);
+    r
+}
+
+fn assert_readable(layout: &Value, what: &str) {
+    assert!(
+        layout["scroll_width"].as_f64() <= layout["client_width"].as_f64(),
+        "{what}: the page scrolls sideways: {layout}"
+    );
+    assert_eq!(
+        layout["overflowing"],
+        serde_json::json!([]),
+        "{what}: {layout}"
+    );
+    assert_eq!(
+        layout["narrow_count"], 0,
+        "{what}: a cell narrower than its header: {layout}"
+    );
+    let d = &layout["first_failure_detail"];
+    assert!(
+        d["text_top"].as_f64().unwrap() + 20.0 < d["viewport"].as_f64().unwrap(),
+        "{what}: the first failure's detail is below the first screen: {layout}"
+    );
+    for w in layout["failure_detail_widths"].as_array().unwrap() {
+        assert!(
+            w.as_f64().unwrap() > 400.0,
+            "{what}: a Detail cell of {w} px: {layout}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_page_with_long_details_stays_readable_at_1300_px() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample");
+    // A real failing run: the trust file lacks the host keys.
+    let trust = d.path().join("trust.json");
+    let (code, _, stderr) = proofpack(&[
+        os("key"),
+        os("trust"),
+        os("--engine"),
+        root.join("keys/TEST-ONLY-engine.pub").as_os_str(),
+        os("--release"),
+        root.join("keys/TEST-ONLY-release.pub").as_os_str(),
+        os("-o"),
+        trust.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let writeup = root.join("PUBLICATION.md");
+    let (code, json, html) = verify_page(
+        &root.join("kimi-k3-mi355x-20260923-sample.tgz"),
+        d.path(),
+        &[
+            os("--publication"),
+            writeup.as_os_str(),
+            os("--trust"),
+            trust.as_os_str(),
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_readable(&layout_in_browser(&html, 1300, 900), "the failing sample");
+    // The same report with long details: still readable, at 1300 and 1900 px.
+    let forged = d.path().join("long.json");
+    std::fs::write(&forged, with_long_failures(&json).to_string()).unwrap();
+    let page = d.path().join("long.html");
+    let (code, _, stderr) =
+        proofpack(&[os("report"), forged.as_os_str(), os("-o"), page.as_os_str()]);
+    assert_eq!(code, 0, "{stderr}");
+    for w in [1300, 1900] {
+        assert_readable(
+            &layout_in_browser(&page, w, 900),
+            &format!("long details at {w} px"),
+        );
+    }
+    // Expected and found are under the detail, in the same cell.
+    let text = std::fs::read_to_string(&page).unwrap();
+    assert!(text.contains("<dl class=\"ef\"><dt>expected</dt>"));
+}
+
+#[test]
+fn a_passing_page_keeps_its_layout() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample");
+    let (bundle, args) = sample_args(&root);
+    let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (code, _, html) = verify_page(&bundle, d.path(), &args);
+    assert_eq!(code, 0);
+    let text = std::fs::read_to_string(&html).unwrap();
+    // The five-column check table, without the failing page's styles.
+    assert!(text.contains(
+        "<th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th>"
+    ));
+    assert!(!text.contains("table.checks") && !text.contains("class=\"checks\""));
+    let layout = layout_in_browser(&html, 1300, 900);
+    assert!(
+        layout["scroll_width"].as_f64() <= layout["client_width"].as_f64(),
+        "{layout}"
+    );
+}

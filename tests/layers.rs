@@ -8,7 +8,8 @@ use std::path::Path;
 
 fn layer_of(module: &str) -> Option<u8> {
     Some(match module {
-        "digest" | "report" | "progress" | "atomic" | "timefmt" | "strictjson" | "capped" => 1,
+        "digest" | "report" | "progress" | "atomic" | "timefmt" | "strictjson" | "capped"
+        | "numpy" => 1,
         "manifest" | "keys" | "attest" | "publication" | "safetensors" | "partition" | "html" => 2,
         "bundle" | "catalog" | "fleet" => 3,
         "qualify" => 4,

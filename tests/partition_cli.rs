@@ -176,3 +176,154 @@ fn every_bad_merge_is_refused() {
         .assert()
         .code(2);
 }
+
+/// Two trees that share a path/size list (a copy of the tree under
+/// another root whose files have other contents of the same sizes): the
+/// parts' lists agree, but their stat lists and roots do not.
+#[test]
+fn parts_of_two_trees_that_share_a_path_size_list_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let root = tree(d.path(), 21, 60);
+    let twin = d.path().join("twin");
+    std::fs::create_dir(&twin).unwrap();
+    let copy = twin.join(root.file_name().unwrap());
+    assert!(std::process::Command::new("cp")
+        .arg("-r")
+        .arg(&root)
+        .arg(&copy)
+        .status()
+        .unwrap()
+        .success());
+    // Same sizes, other bytes: the forger's tree.
+    for e in walkdir(&copy) {
+        let mut b = std::fs::read(&e).unwrap();
+        for x in b.iter_mut() {
+            *x = x.wrapping_add(1);
+        }
+        std::fs::write(&e, b).unwrap();
+    }
+    let pd = d.path().join("p");
+    let td = d.path().join("t");
+    std::fs::create_dir(&pd).unwrap();
+    std::fs::create_dir(&td).unwrap();
+    let ps = parts(&root, &pd, 2);
+    let ts = parts(&copy, &td, 2);
+    let (code, _, stderr) = merge(&[ps[0].clone(), ts[1].clone()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("hashed on different trees"), "{stderr}");
+    // The same stat list under another root (a tree mounted elsewhere):
+    // refused unless --allow-roots.
+    let moved = d.path().join("elsewhere");
+    std::fs::create_dir(&moved).unwrap();
+    let at = moved.join("m");
+    std::fs::rename(&root, &at).unwrap();
+    let md = d.path().join("m");
+    std::fs::create_dir(&md).unwrap();
+    let ms = parts(&at, &md, 2);
+    let (code, _, stderr) = merge(&[ps[0].clone(), ms[1].clone()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("parts of different roots") && stderr.contains("--allow-roots"));
+    let out = pp()
+        .args(["manifest", "merge", "--allow-roots"])
+        .arg(&ps[0])
+        .arg(&ms[1])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), single(&at));
+    // Every part says what it was hashed on.
+    let v: Value = serde_json::from_slice(&std::fs::read(&ps[0]).unwrap()).unwrap();
+    for k in ["stat_list", "host", "root"] {
+        assert!(v[k].as_str().unwrap().starts_with("sha256:"), "{k}");
+    }
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn path_errors_say_what_is_wrong_with_the_path() {
+    let d = tempfile::tempdir().unwrap();
+    let root = tree(d.path(), 31, 20);
+    let ps = parts(&root, d.path(), 1);
+    for (bad, want) in [
+        ("../etc/passwd", "'..' component"),
+        ("/abs", "absolute path"),
+        ("a//b", "empty path component"),
+    ] {
+        let p = d.path().join("bad.json");
+        std::fs::copy(&ps[0], &p).unwrap();
+        edit(&p, |v| v["entries"][0]["path"] = Value::from(bad));
+        let (code, _, stderr) = merge(&[p]);
+        assert_eq!(code, 2, "{bad}: {stderr}");
+        assert!(
+            stderr.contains(want) && stderr.contains("entries[0]"),
+            "{bad}: {stderr}"
+        );
+        assert!(!stderr.contains("gap"), "{bad}: {stderr}");
+    }
+    // A part of an earlier version (no stat list, host or root).
+    let p = d.path().join("old.json");
+    std::fs::copy(&ps[0], &p).unwrap();
+    edit(&p, |v| {
+        let o = v.as_object_mut().unwrap();
+        for k in ["stat_list", "host", "root"] {
+            o.remove(k);
+        }
+    });
+    let (code, _, stderr) = merge(&[p]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("hash it again"), "{stderr}");
+}
+
+/// The merged JSON record keeps every safetensors header digest: byte for
+/// byte the record one machine writes.
+#[test]
+fn merged_json_records_equal_the_single_run_record_with_header_digests() {
+    let weights = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample/weights");
+    let d = tempfile::tempdir().unwrap();
+    let out = pp()
+        .arg("manifest")
+        .arg(&weights)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let whole = String::from_utf8(out.stdout).unwrap();
+    let headers = whole.matches("\"header_sha256\"").count();
+    assert!(
+        headers >= 3,
+        "the sample's shards carry header digests: {headers}"
+    );
+    for n in [1u64, 3] {
+        let dir = d.path().join(format!("n{n}"));
+        std::fs::create_dir(&dir).unwrap();
+        let ps = parts(&weights, &dir, n);
+        let out = pp()
+            .args(["manifest", "merge", "--format", "json"])
+            .args(&ps)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), whole, "N = {n}");
+    }
+}

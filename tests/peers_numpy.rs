@@ -8,7 +8,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use proofpack::peers::numpy::Stats;
+use proofpack::numpy::Stats;
 
 fn lcg(seed: &mut u64) -> f64 {
     *seed = seed
@@ -56,7 +56,7 @@ fn statistics_match_numpy_bit_for_bit() {
                 mismatches.push(format!("n={n} {what}: proofpack {mine:?}, numpy {t:?}"));
             }
         };
-        cmp("sum", proofpack::peers::numpy::sum(a), &np["sum"]);
+        cmp("sum", proofpack::numpy::sum(a), &np["sum"]);
         cmp("mean", s.mean(), &np["mean"]);
         cmp("std", s.std(), &np["std"]);
         cmp("median", s.median(), &np["median"]);

@@ -278,3 +278,102 @@ fn malformed_receipts_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no receipt.json"));
 }
+
+fn verify_pinned(dir: &Path, pin: &str) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_proofpack"))
+        .args(["--no-catalog", "receipt", "verify", "--json", "--pin", pin])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), v)
+}
+
+fn check<'a>(v: &'a Value, id: &str) -> &'a Value {
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}"))
+}
+
+/// The fixture's published digests: the SHA-256 of receipt.json (its
+/// receipt.sha256) and its receipt_id.
+fn published() -> (String, String) {
+    let bytes = std::fs::read(Path::new(FIXTURE).join("receipt.json")).unwrap();
+    let sha = proofpack::digest::Sha256Digest::of_bytes(&bytes).to_hex();
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    (sha, v["receipt_id"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn unpinned_the_verdict_says_nothing_outside_the_receipt_anchors_it() {
+    let (code, v) = verify(Path::new(FIXTURE));
+    assert_eq!(code, 0);
+    let verdict = v["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("VERIFIED (unpinned: nothing outside the receipt anchors it)"),
+        "{verdict}"
+    );
+    assert_eq!(check(&v, "receipt.pin")["ok"], Value::Null);
+    // Pinned by either published digest: plain VERIFIED.
+    let (sha, id) = published();
+    for pin in [sha.clone(), format!("sha256:{}", sha.to_uppercase()), id] {
+        let (code, v) = verify_pinned(Path::new(FIXTURE), &pin);
+        assert_eq!(code, 0, "{pin}: {:?}", failed(&v));
+        assert_eq!(check(&v, "receipt.pin")["ok"], true, "{pin}");
+        let verdict = v["verdict"].as_str().unwrap();
+        assert!(verdict.starts_with("VERIFIED: receipt"), "{verdict}");
+        assert!(!verdict.contains("unpinned"), "{verdict}");
+    }
+}
+
+#[test]
+fn tampering_and_re_deriving_every_digest_is_caught_only_by_the_pin() {
+    // The attack: change what the receipt measured, then restate every
+    // member digest, receipt_id and receipt.sha256 (tests/peers_reference.py
+    // does it with Python's hashlib and json, not proofpack's code).
+    let (_tmp, d) = copy_fixture();
+    let p = d.join("bmk_pilot/agg.json");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let mut rows: Value = serde_json::from_str(&text).unwrap();
+    let row = match &mut rows {
+        Value::Array(a) => &mut a[0],
+        other => other,
+    };
+    // The point's measured output throughput, doubled.
+    let obj = row.as_object_mut().unwrap();
+    let doubled = obj["output_tput_tps"].as_f64().unwrap() * 2.0;
+    obj.insert("output_tput_tps".into(), serde_json::json!(doubled));
+    std::fs::write(&p, serde_json::to_string_pretty(&rows).unwrap()).unwrap();
+    restate(&d);
+    // Unpinned, every check holds: the verdict says what that is worth.
+    let (code, v) = verify(&d);
+    assert_eq!(code, 0, "{:?}", failed(&v));
+    assert!(v["verdict"].as_str().unwrap().contains("unpinned"));
+    // Pinned to what was published, the forgery fails on receipt.pin.
+    let (sha, id) = published();
+    for pin in [sha, id] {
+        let (code, v) = verify_pinned(&d, &pin);
+        assert_eq!(code, 1, "{pin}");
+        assert_eq!(failed(&v), vec!["receipt.pin".to_string()], "{pin}");
+        let c = check(&v, "receipt.pin");
+        assert!(
+            c["detail"]
+                .as_str()
+                .unwrap()
+                .contains("not the receipt that was published"),
+            "{c}"
+        );
+        assert!(v["verdict"].as_str().unwrap().starts_with("FAILED"));
+    }
+}
+
+#[test]
+fn a_malformed_pin_is_refused() {
+    for bad in ["abc", &"g".repeat(64), "sha256:"] {
+        let (code, _) = verify_pinned(Path::new(FIXTURE), bad);
+        assert_eq!(code, 2, "{bad}");
+    }
+}

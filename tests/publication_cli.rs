@@ -4,62 +4,14 @@
 //! the check of that row or cell named; malformed write-ups refused with the
 //! line named (exit 2).
 
+#[path = "publication_support/mod.rs"]
+mod publication_support;
 mod qualify_support;
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use qualify_support::*;
+use publication_support::*;
 use serde_json::{json, Value};
-
-fn os(s: &str) -> &OsStr {
-    OsStr::new(s)
-}
-
-/// A fresh sample, sealed, with its write-up beside it.
-struct Pub {
-    c: Case,
-    path: PathBuf,
-    bundle: proofpack::digest::Sha256Digest,
-}
-
-fn published() -> Pub {
-    let c = fresh();
-    let bundle = c.seal();
-    let path = c.dir.path().join("PUBLICATION.md");
-    std::fs::write(&path, gen::publication(&c.sample, &bundle)).unwrap();
-    Pub { c, path, bundle }
-}
-
-impl Pub {
-    fn text(&self) -> String {
-        std::fs::read_to_string(&self.path).unwrap()
-    }
-    /// Replaces `from` (which must occur) in the write-up.
-    fn edit(&self, from: &str, to: &str) {
-        let t = self.text();
-        assert!(t.contains(from), "{from:?} not in the write-up");
-        std::fs::write(&self.path, t.replacen(from, to, 1)).unwrap();
-    }
-    /// Reseals after an edit of the run, keeping the write-up's numbers but
-    /// stating the new bundle's digest (as a publisher would).
-    fn reseal(&mut self) {
-        let d = self.c.seal();
-        self.edit(&self.bundle.to_hex(), &d.to_hex());
-        self.bundle = d;
-    }
-    fn verify(&self, extra: &[&OsStr]) -> Outcome {
-        let trust = self.c.trust();
-        let mut args = vec![
-            os("--publication"),
-            self.path.as_os_str(),
-            os("--trust"),
-            trust.as_os_str(),
-        ];
-        args.extend_from_slice(extra);
-        verify_with(&self.c.bundle_path(), &args)
-    }
-}
 
 fn unmapped(o: &Outcome) -> Vec<String> {
     o.report["checks"]
@@ -123,7 +75,7 @@ fn changed_ttft_p95_cell() {
         "publication:point:0.5.ttft_s.p95",
         "column \\\"TTFT p50 / p95 / p99\\\"",
     );
-    o.assert_fails("publication:point:0.5.ttft_s.p95", "PUBLICATION.md:24");
+    o.assert_fails("publication:point:0.5.ttft_s.p95", "PUBLICATION.md:25");
     o.assert_fails("publication:point:0.5.ttft_s.p95.sealed_claim", "6.590");
 }
 
@@ -204,7 +156,7 @@ fn wrong_seed() {
     p.edit("seed 1729", "seed 1730");
     p.verify(&[]).assert_fails(
         "publication:pin:workload.seed",
-        "the run records the seed 1729",
+        "inputs/workload.json records the seed 1729",
     );
 }
 
@@ -319,8 +271,10 @@ fn a_row_with_an_unknown_label_is_named_not_checked_and_fails_when_all_rows_are_
         tail.contains("publication:pin:tokenizer-revision"),
         "{stdout}"
     );
-    p.verify(&[os("--require-all-rows")])
-        .assert_fails("publication:pin:tokenizer-revision", "--require-all-rows");
+    for flag in ["--require-all", "--require-all-rows"] {
+        p.verify(&[os(flag)])
+            .assert_fails("publication:pin:tokenizer-revision", "--require-all");
+    }
 }
 
 // ------------------------------------------------------------- pins
@@ -427,7 +381,7 @@ fn malformed_write_ups_are_exit_2_naming_the_line() {
         (
             "no tables",
             "Just prose, no tables.\n".to_string(),
-            "no \"Pinned inputs\" table",
+            "no pinned-inputs table",
         ),
         (
             "a table with a missing column",
@@ -436,22 +390,22 @@ fn malformed_write_ups_are_exit_2_naming_the_line() {
                 "| TPOT p50 / p95 / p99 |",
             )
             .replace("|---|---|---|---|---|---|", "|---|---|---|---|---|"),
-            "w.md:23: this row of the \"Measured points\" table has 6 cells",
+            "w.md:24:1: this table row is written with 6 cells under a header of 5",
         ),
         (
             "a cell that is not a number",
             e.replace("58.9 tokens/s", "lots tokens/s"),
-            "w.md:23: column \"Output throughput including drain\"",
+            "w.md:24: column \"Output throughput including drain\"",
         ),
         (
             "a value with an unknown unit",
             e.replace("58.9 tokens/s", "58.9 widgets/s"),
-            "unknown unit \"widgets/s\"",
+            "\"widgets/s\" is not understood",
         ),
         (
             "two Pinned inputs tables",
             format!("{e}\nPinned inputs¶\n| Input | Value |\n|---|---|\n| Model | x |\n"),
-            "a second \"Pinned inputs\" table (the first is at line 3)",
+            "a second pinned-inputs table (the first is at line 3)",
         ),
     ];
     for (what, text, want) in cases {

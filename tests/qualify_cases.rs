@@ -357,11 +357,17 @@ fn attestation_for_another_engine_id() {
 }
 
 #[test]
-fn without_trust_attestations_fail() {
+fn without_trust_verify_cannot_run() {
+    // v1.1 (contract 7): no trust roots, no verification: exit 2 before
+    // anything is read, never a report (v1 exited 1 with the attestations
+    // failed).
     let c = fresh();
     let d = c.seal();
     let pins = c.pins(Some(d), |_| {});
-    verify(&c.bundle_path(), Some(&pins), None).assert_fails("attestation:engine-0", "--trust");
+    let o = verify(&c.bundle_path(), Some(&pins), None);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert_eq!(o.report, Value::Null, "nothing was verified");
+    assert!(o.stdout.contains("verify needs --trust"), "{}", o.stdout);
 }
 
 // ---------------------------------------------------------------- invariants

@@ -7,12 +7,12 @@ mod common;
 
 use serde_json::{json, Value};
 
-const BUNDLE: &str = "testdata/sample/kimi-k3-mi355x-20260923-sample.tgz";
-
-/// The sample verified without trust roots: a failing report.
+/// The sample's run directory verified with --require-seal (a directory
+/// has no seal): a failing report.
 fn failing_report() -> Value {
     let out = common::command()
-        .args(["--no-catalog", "verify", BUNDLE, "--json"])
+        .args(["--no-catalog", "verify", "testdata/sample/run", "--json"])
+        .args(["--trust", "testdata/sample/trust.json", "--require-seal"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();

@@ -337,6 +337,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         "fleet": "mi355x-qualification",
         "model": MODEL,
         "first_token_deadline_s": FIRST_TOKEN_DEADLINE_S,
+        "profile_store": "inputs/profile-store.json",
         "engines": (0..ENGINES).map(|i| json!({
             "id": format!("engine-{i}"),
             "host": format!("mi355x-node-{:02}.qual.example", i + 1),
@@ -352,7 +353,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             "plan": "kimi-k3-serving-qualification",
             "router": {"name": "narwhal", "revision": ROUTER_COMMIT},
             "client": {"name": "proofpack-sample-client", "revision": CLIENT_COMMIT},
-            "workload": "inputs/workload.jsonl",
+            "workload": "inputs/workload.json",
+            "fleet": "inputs/fleet-qualified.json",
             "arrival": "poisson",
             "max_input_tokens": INPUT_TOKENS,
             "max_output_tokens": OUTPUT_TOKENS,
@@ -612,24 +614,12 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
     }
 }
 
-/// The facts of the sample's qualification.json: where the values its
-/// publication states are recorded in the run.
+/// The facts of the sample's qualification.json (v1.1): none. Every row
+/// of its write-up is checked through the evidence chain (the plan names
+/// the workload, the qualified fleet and the revisions; the fleet names the
+/// profile store), so nothing rests on a pointer the publisher chose.
 pub fn facts() -> Value {
-    let w = |name: &str, pointer: &str| json!({"name": name, "file": "inputs/workload.json", "pointer": pointer});
-    json!([
-        {"name": "narwhal-router-source", "file": "inputs/benchmark-plan.json", "pointer": "/router/revision"},
-        {"name": "benchmark-client-source", "file": "inputs/benchmark-plan.json", "pointer": "/client/revision"},
-        {"name": "first-token-deadline", "file": "inputs/fleet-qualified.json", "pointer": "/first_token_deadline_s"},
-        w("workload.input-tokens", "/input_tokens"),
-        w("workload.output-tokens", "/output_tokens"),
-        w("workload.seed", "/seed"),
-        w("workload.temperature", "/temperature"),
-        w("workload.prefix-caching", "/prefix_caching"),
-        w("workload.token-pool", "/token_pool"),
-        {"name": "profile-store", "file": "inputs/profile-store.json"},
-        {"name": "qualified-fleet", "file": "inputs/fleet-qualified.json"},
-        {"name": "workload", "file": "inputs/workload.jsonl"}
-    ])
+    json!([])
 }
 
 /// The sample's write-up, in the layout of real qualification write-ups
@@ -693,8 +683,9 @@ pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
     let _ = writeln!(
         t,
         "| Workload SHA-256 | {} |",
-        digest_of("inputs/workload.jsonl")
+        digest_of("inputs/workload.json")
     );
+    let _ = writeln!(t);
     let _ = writeln!(t, "The launch checks confirmed every shard's recorded size and the model config hash on every engine.");
     let _ = writeln!(t, "Measured points¶");
     let _ = writeln!(
@@ -737,6 +728,7 @@ pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
             st(&c["tpot_ms"]["p99"]),
         );
     }
+    let _ = writeln!(t);
     let _ = writeln!(
         t,
         "The retained artifact bundle is {NAME}.tgz (SHA-256 {}). It contains the client records, the router journal, the engine attestations, the benchmark plan and the inputs pinned above.",

@@ -26,8 +26,11 @@ it is synthetic.
   config, qualified fleet, benchmark plan, workload, profile store),
   `preflight.json`, two points (0.5 and 1 request/s, 200 requests plus 1
   warmup each) with client records, a router journal with several events per
-  request, 4 engine attestations, and the signed sizes-only launch check
-  of each engine's host (`hosts/`, listed in `host_checks`).
+  request, 4 engine attestations, the weights record
+  (`manifests/weights.manifest.json`: sizes and shard header digests), and
+  the signed sizes-only launch check of each engine's host (`hosts/`, listed
+  in `host_checks`), each bound to the run, its qualified fleet and the
+  weights record.
 - `<name>.tgz`, `.tgz.sha256`, `.tgz.seal.dsse.json`: the sealed bundle, its
   digest and its release seal.
 - `pins.json`: the published pins; `trust.json`: the trust roots.
@@ -38,12 +41,14 @@ it is synthetic.
 
 - `PUBLICATION.md`: the sample's write-up, generated from the same data, in
   the layout of real qualification write-ups exported from a docs site
-  (headings ending in `¶`, pipe tables): a \"Pinned inputs\" table whose every
-  row the run carries evidence for (source commits in the benchmark plan,
-  engine name and version and accelerator in the attestations, a workload
-  description `inputs/workload.json`, the fleet's first-token deadline, and
-  `facts` in `qualification.json` naming where each value is), and a
-  \"Measured points\" table.
+  (headings ending in `¶`, pipe tables, a blank line after each table so
+  that GitHub does not read the prose after it as one more row): a
+  \"Pinned inputs\" table whose every row is checked through the evidence
+  chain (v1.1: the benchmark plan names the workload `inputs/workload.json`,
+  the qualified fleet and the client and router revisions; the fleet names
+  the profile store and the first-token deadline; engine, accelerator,
+  config and weights are the attested ones), so that no row rests on a fact
+  the publisher chose, and a \"Measured points\" table.
 
 Regenerated for contract v1.1 (docs/spec/FORMATS.md), which needs evidence
 the v1 sample lacked: `qualification.json` names its benchmark plan

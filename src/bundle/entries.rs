@@ -56,7 +56,13 @@ impl RootDir {
             None => (full, ""),
         };
         match &self.name {
-            None => self.name = Some(first.to_string()),
+            None => {
+                // v1.1: the root is a component of every extracted path.
+                if let Some(why) = crate::manifest::portable::component_problem(first) {
+                    return Err(format!("not a portable name: {why}"));
+                }
+                self.name = Some(first.to_string())
+            }
             Some(r) if r != first => {
                 self.outside += 1;
                 return Err(format!("outside the root directory {r}/"));
@@ -149,6 +155,9 @@ impl Eq for dyn KeyView + '_ {}
 /// path, is bounded by the entries limit.
 pub(crate) struct Paths {
     nodes: HashMap<Key, Node>,
+    /// v1.1: (directory, name folded by NFC and case folding) -> the name
+    /// as first spelled, for names not in folded form (portable-name rule).
+    folded: HashMap<Key, Box<str>>,
     dirs: u64,
     root_explicit: bool,
     max_dirs: u64,
@@ -158,9 +167,68 @@ impl Paths {
     pub(crate) fn new(max_dirs: u64) -> Self {
         Paths {
             nodes: HashMap::new(),
+            folded: HashMap::new(),
             dirs: 0,
             root_explicit: false,
             max_dirs,
+        }
+    }
+
+    /// A new name `name` in directory `parent` (whose path is `dir_path`,
+    /// "" for the root) must not equal a sibling's after NFC and case
+    /// folding: macOS and Windows would extract both to one file. Only
+    /// names not already in folded form are kept (under their folded
+    /// form); a name in folded form is its own key in `nodes`. So the
+    /// common lower-case ASCII tree costs nothing beyond the nodes.
+    fn portable(
+        &mut self,
+        rel: &str,
+        parent: usize,
+        dir_path: &str,
+        name: &str,
+    ) -> Result<(), Refusal> {
+        let clash = |other: &str| {
+            Err(Refusal::Entry(format!(
+                "not a portable name: {rel}: {dir_path}{name} and {dir_path}{other} are one file on macOS and Windows (equal after Unicode NFC and case folding)"
+            )))
+        };
+        let ascii_folded = name
+            .bytes()
+            .all(|b| b.is_ascii() && !b.is_ascii_uppercase());
+        let folded = if ascii_folded {
+            None
+        } else {
+            Some(crate::manifest::portable::fold(name)).filter(|f| f != name)
+        };
+        match folded {
+            // In folded form: only a differently spelled earlier name can
+            // fold to it.
+            None => match self.folded.get(&(parent, name) as &dyn KeyView) {
+                Some(first) if **first != *name => clash(first),
+                _ => Ok(()),
+            },
+            Some(f) => {
+                if self
+                    .nodes
+                    .contains_key(&(parent, f.as_str()) as &dyn KeyView)
+                {
+                    return clash(&f);
+                }
+                match self.folded.get(&(parent, f.as_str()) as &dyn KeyView) {
+                    Some(first) if **first != *name => clash(first),
+                    Some(_) => Ok(()),
+                    None => {
+                        self.folded.insert(
+                            Key {
+                                parent,
+                                name: f.into(),
+                            },
+                            name.into(),
+                        );
+                        Ok(())
+                    }
+                }
+            }
         }
     }
 
@@ -191,6 +259,10 @@ impl Paths {
     /// [`classify_path`]).
     pub(crate) fn register(&mut self, rel: &str, is_dir: bool) -> Result<(), Refusal> {
         const TWICE: &str = "duplicate path (the same path appears twice in the archive)";
+        // v1.1: a name that extracts to another file on macOS or Windows.
+        if let Some(why) = crate::manifest::portable::path_problem(rel) {
+            return Err(Refusal::Entry(format!("not a portable name: {why}")));
+        }
         if rel.is_empty() {
             return match std::mem::replace(&mut self.root_explicit, true) {
                 true => Err(Refusal::Entry(TWICE.into())),
@@ -204,7 +276,8 @@ impl Paths {
         let mut dir = 0;
         let mut prefix_len = 0;
         for c in parents.into_iter().flat_map(|p| p.split('/')) {
-            prefix_len += c.len() + usize::from(prefix_len > 0);
+            let start = prefix_len + usize::from(prefix_len > 0);
+            prefix_len = start + c.len();
             dir = match self.get(dir, c) {
                 Some(Node::File) => {
                     return Err(Refusal::Entry(format!(
@@ -213,8 +286,15 @@ impl Paths {
                     )))
                 }
                 Some(Node::Dir { id, .. }) => *id,
-                None => self.new_dir(dir, c, false)?,
+                None => {
+                    self.portable(rel, dir, &rel[..start], c)?;
+                    self.new_dir(dir, c, false)?
+                }
             };
+        }
+        let dir_path = &rel[..rel.len() - name.len()];
+        if self.get(dir, name).is_none() {
+            self.portable(rel, dir, dir_path, name)?;
         }
         match (self.get(dir, name), is_dir) {
             (Some(Node::File), false) | (Some(Node::Dir { explicit: true, .. }), true) => {
@@ -272,6 +352,22 @@ mod tests {
             .contains("path conflict: a/b/c is a regular file"));
         assert_eq!(entry(p.register("a/x", false)), None);
         assert_eq!(entry(p.register("x", false)), None);
+    }
+
+    #[test]
+    fn names_equal_under_nfc_and_case_folding_collide() {
+        let mut p = Paths::new(100);
+        assert_eq!(entry(p.register("inputs/config.json", false)), None);
+        let why = entry(p.register("inputs/Config.json", false)).unwrap();
+        assert!(
+            why.contains("inputs/Config.json and inputs/config.json"),
+            "{why}"
+        );
+        let why = entry(p.register("Inputs/x", false)).unwrap();
+        assert!(why.contains("Inputs and inputs"), "{why}");
+        assert!(entry(p.register("cafe\u{301}", false)).is_none());
+        assert!(entry(p.register("caf\u{e9}", false)).is_some());
+        assert_eq!(entry(p.register("inputs/other.json", false)), None);
     }
 
     #[test]

@@ -102,6 +102,11 @@ pub fn validate_root_name(name: &str) -> Result<(), BundleError> {
     if name.len() > 255 {
         return Err(bad("longer than 255 bytes"));
     }
+    // v1.1: the root is the first component of every path the reader
+    // holds to the portable-name rule.
+    if let Some(why) = manifest::portable::component_problem(name) {
+        return Err(bad(&format!("not a portable name: {why}")));
+    }
     Ok(())
 }
 

@@ -178,6 +178,22 @@ impl Catalog {
         Ok(Some(m))
     }
 
+    /// [`CatalogError::BaselineExists`] when a baseline `name` exists (a
+    /// damaged one too), so that recording over it needs `--replace`.
+    pub fn refuse_existing_baseline(&self, name: &str) -> Result<(), CatalogError> {
+        let digest = match self.get_baseline(name) {
+            Ok(None) => return Ok(()),
+            Ok(Some(m)) => m.digest().prefixed(),
+            Err(CatalogError::BadRow { .. }) => "damaged".to_string(),
+            Err(e) => return Err(e),
+        };
+        Err(CatalogError::BaselineExists {
+            path: self.path.clone(),
+            name: name.to_string(),
+            digest,
+        })
+    }
+
     /// Like [`Catalog::get_baseline`], but a missing name is an error.
     pub fn require_baseline(&self, name: &str) -> Result<Manifest, CatalogError> {
         self.get_baseline(name)?

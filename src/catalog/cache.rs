@@ -15,8 +15,13 @@
 //!    (3 s) older than `recorded_ns`;
 //!
 //! and an entry is stored only when the stat taken when the file was found
-//! equals the stat taken after hashing (the file did not change while it was
-//! read) and rule 2 already holds.
+//! equals the `fstat` of the descriptor that was read, taken both before its
+//! first byte was read and after its last (v1.1: the file read is the file
+//! found, and it did not change while it was read), and rule 2 already
+//! holds. The descriptor matters: a stat by path before and after reading
+//! says nothing about which file was read if a parent directory was
+//! swapped between them (renaming a directory leaves its files' ctime
+//! alone).
 //!
 //! Why this is safe: any write to a file's content sets its mtime and ctime
 //! to the kernel's current time, truncated to the file system's timestamp
@@ -355,11 +360,20 @@ impl HashCache for CacheSession<'_> {
         }
     }
 
-    fn store(&self, file: &FoundFile, started: SystemTime, after: &FileStat, digest: Sha256Digest) {
+    fn store(
+        &self,
+        file: &FoundFile,
+        started: SystemTime,
+        opened: &FileStat,
+        after: &FileStat,
+        digest: Sha256Digest,
+    ) {
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
-        if *after != file.stat {
+        // The file read (its descriptor, before and after) must be the file
+        // the scan found, in all five stat fields.
+        if *opened != file.stat || *after != file.stat {
             self.changed.fetch_add(1, Ordering::Relaxed);
             return;
         }

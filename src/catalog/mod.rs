@@ -169,12 +169,30 @@ pub enum CatalogError {
         candidates: Vec<String>,
     },
     /// The named baseline does not exist.
-    #[error("catalog {}: no baseline named {name:?} (record one with: proofpack manifest DIR --record {name})", path.display())]
+    #[error("catalog {}: no baseline named {name:?}; restore the catalog that holds it, or import the committed baseline file: proofpack catalog import {name} BASELINE.manifest (recording the tree under test as its own baseline would accept whatever it holds now)", path.display())]
     NoBaseline {
         /// The file.
         path: PathBuf,
         /// The name.
         name: String,
+    },
+    /// There is no catalog file, so no baseline of that name.
+    #[error("catalog {}: does not exist, so there is no baseline named {name:?}; restore the catalog that holds it, or import the committed baseline file: proofpack catalog import {name} BASELINE.manifest", path.display())]
+    NoCatalog {
+        /// Where the catalog was looked for.
+        path: PathBuf,
+        /// The name.
+        name: String,
+    },
+    /// A baseline of that name exists and replacing it was not asked for.
+    #[error("catalog {}: a baseline named {name:?} exists ({digest}); give --replace to replace it", path.display())]
+    BaselineExists {
+        /// The file.
+        path: PathBuf,
+        /// The name.
+        name: String,
+        /// Its digest (`sha256:<hex>`), or why it cannot be read.
+        digest: String,
     },
     /// A baseline's manifest cannot be rendered or read.
     #[error(transparent)]
@@ -306,6 +324,20 @@ impl Catalog {
         };
         cat.init()?;
         Ok(cat)
+    }
+
+    /// Opens the catalog at `path` if the file exists, and `Ok(None)` if it
+    /// does not: nothing is created. For the verbs that only read (and the
+    /// bookkeeping of read-only verbs: recording a verification, the hash
+    /// cache), which must not leave a catalog behind where there was none.
+    pub fn open_existing_with(
+        path: &Path,
+        opts: &OpenOptions,
+    ) -> Result<Option<Catalog>, CatalogError> {
+        match fs::symlink_metadata(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            _ => Self::open_with(path, opts).map(Some),
+        }
     }
 
     /// The catalog file.

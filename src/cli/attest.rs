@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use ed25519_dalek::SigningKey;
 use proofpack::attest::{self, EnginePredicate, Statement, Subject, ENGINE_PREDICATE_TYPE};
+use proofpack::fleet::{HostCheckPredicate, HOST_CHECK_PREDICATE_TYPE};
 use proofpack::keys::{self, Role, TrustStore};
-use proofpack::manifest::Manifest;
 use proofpack::progress::NoProgress;
 use proofpack::report::{EXIT_FAILED, EXIT_OK};
 use serde_json::{Map, Value};
 
+use super::filekind::Want;
 use super::Ui;
 
 /// Largest predicate file read (1 MiB).
@@ -125,7 +126,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "TRUST")]
     pub trust: PathBuf,
     /// The role the signing keys must be trusted for.
-    #[arg(long, value_name = "ROLE", default_value = "engine", value_parser = ["engine", "release"])]
+    #[arg(long, value_name = "ROLE", default_value = "engine", value_parser = ["engine", "release", "host"])]
     pub role: String,
     /// Distinct trusted keys that must have signed.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -157,6 +158,7 @@ fn read_json_object(path: &Path, what: &str) -> Result<Value> {
 
 /// Loads the signing keys first, so that a bad key fails before any hashing.
 fn load_keys(out: &SignOutput) -> Result<Vec<SigningKey>> {
+    super::output::check(&out.output)?;
     let mut signing = Vec::new();
     for k in &out.key {
         signing.push(keys::load_signing_key(k)?);
@@ -172,13 +174,19 @@ fn sign_and_write(
 ) -> Result<i32> {
     let refs: Vec<&_> = signing.iter().collect();
     let envelope = attest::sign_statement(statement, &refs);
-    proofpack::atomic::write_atomic(&out.output, &envelope, 0o644, true)?;
+    super::output::write(&out.output, &envelope, 0o644, true)?;
     let ids: Vec<String> = signing
         .iter()
         .map(|k| keys::key_id(&k.verifying_key()))
         .collect();
     for s in &statement.subjects {
-        println!("subject: {} sha256:{}", s.name, s.digest);
+        let line = format!("subject: {} sha256:{}", s.name, s.digest);
+        if super::output::is_stdout(&out.output) {
+            // The envelope is on standard output: the subjects go beside it.
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
     }
     ui.note(&format!(
         "attest: wrote {} ({}, {} subject(s)), signed by {}",
@@ -261,7 +269,7 @@ fn named_subject(name: &str, value: &str, manifest: bool) -> Result<Subject> {
             "--weights-manifest {value}: is a directory; build the shard manifest first (`proofpack manifest {value} -o weights.manifest`) and give that file"
         );
     }
-    let (m, _) = Manifest::read_file(path, None)?;
+    let m = super::manifest::read_manifest_arg(path, "--weights-manifest", None)?;
     Ok(Subject {
         name: name.to_string(),
         digest: m.digest(),
@@ -337,21 +345,63 @@ fn run_engine(a: EngineArgs, ui: &Ui) -> Result<i32> {
 
 fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
     let role: Role = a.role.parse()?;
-    let trust = TrustStore::load(&a.trust).context("cannot use the trust file")?;
+    let trust = super::filekind::read_as(&a.trust, "--trust", Want::Trust, || {
+        TrustStore::load(&a.trust)
+    })
+    .context("cannot use the trust file")?;
     if trust.keys_for(role).next().is_none() {
         bail!(
             "{}: no key is trusted for role {role}; add one (`proofpack key trust --{role} KEY.pub`)",
             a.trust.display()
         );
     }
+    if a.envelope.is_dir() {
+        bail!(
+            "{}: is a directory; attest verify takes one DSSE envelope file ({})",
+            a.envelope.display(),
+            Want::Envelope.made()
+        );
+    }
     let bytes = attest::read_envelope_file(&a.envelope)
         .with_context(|| format!("cannot read {}", a.envelope.display()))?;
     let v = attest::verify_envelope_detailed(&bytes, &trust, role, a.threshold as usize);
     let target = a.envelope.display().to_string();
+    if v.result.is_err() {
+        // Not an envelope at all: say what it is.
+        if let Some(msg) = super::filekind::wrong_kind(&a.envelope, "ENVELOPE", Want::Envelope) {
+            ui.note(&format!("attest verify: {msg}"));
+        }
+    }
+    // A host launch-check report (v1.1): signed is not enough, the check
+    // it records must have passed.
+    let host_problem = match &v.result {
+        Ok(st) => host_report_problem(st.get()),
+        Err(_) => None,
+    };
     if a.json {
-        println!("{}", v.to_report(&target).to_json());
+        let mut report = v.to_report(&target);
+        if let Ok(st) = &v.result {
+            if st.predicate_type == HOST_CHECK_PREDICATE_TYPE {
+                report.push(match &host_problem {
+                    None => proofpack::report::Check::pass(
+                        "host_check",
+                        "the signed host launch-check report records a passing check",
+                    ),
+                    Some(why) => proofpack::report::Check::fail("host_check", why.clone()),
+                });
+            }
+        }
+        println!("{}", report.to_json());
     }
     match &v.result {
+        Ok(_) if host_problem.is_some() => {
+            ui.note(&format!(
+                "attest verify: FAILED, {}: signed by a key trusted for {role}, but {}",
+                a.envelope.display(),
+                host_problem.unwrap_or_default()
+            ));
+            Ok(EXIT_FAILED)
+        }
         Ok(st) if attest::known_predicate_problem(st.get()).is_some() => {
             let why = attest::known_predicate_problem(st.get()).unwrap_or_default();
             ui.note(&format!(
@@ -365,6 +415,17 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
                 println!("predicateType: {}", st.predicate_type);
                 for s in &st.subjects {
                     println!("subject: {} sha256:{}", s.name, s.digest);
+                }
+                if let Some(p) = host_predicate(st.get()) {
+                    println!(
+                        "host check: {} {} {} against {}: {} files, {} failed",
+                        p.host,
+                        p.mode.as_str(),
+                        p.root,
+                        p.manifest,
+                        p.files,
+                        p.failed
+                    );
                 }
                 for k in st.signers() {
                     let label = trust.get(k).and_then(|t| t.label.clone());
@@ -392,5 +453,40 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
             ));
             Ok(EXIT_FAILED)
         }
+    }
+}
+
+fn host_predicate(st: &Statement) -> Option<HostCheckPredicate> {
+    if st.predicate_type != HOST_CHECK_PREDICATE_TYPE {
+        return None;
+    }
+    serde_json::from_value(st.predicate.clone()).ok()
+}
+
+/// Why a signed host launch-check report does not show a passing check.
+fn host_report_problem(st: &Statement) -> Option<String> {
+    if st.predicate_type != HOST_CHECK_PREDICATE_TYPE {
+        return None;
+    }
+    match serde_json::from_value::<HostCheckPredicate>(st.predicate.clone()) {
+        Err(e) => Some(format!(
+            "its predicate is not a valid host-check predicate: {e}"
+        )),
+        Ok(p) if !p.passed || p.failed > 0 => Some(format!(
+            "the report records a failed launch check on host {} ({} path(s) did not match: {})",
+            p.host,
+            p.failed,
+            p.failures.join("; ")
+        )),
+        Ok(p)
+            if st.subject("weights.manifest").map(|s| s.digest.prefixed())
+                != Some(p.manifest.clone()) =>
+        {
+            Some(format!(
+                "the report's weights.manifest subject disagrees with its predicate ({})",
+                p.manifest
+            ))
+        }
+        Ok(_) => None,
     }
 }

@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use proofpack::catalog::{shown_value, Catalog, CatalogError, RecordSummary, StoredRecord};
-use proofpack::manifest::Manifest;
 use proofpack::report::EXIT_OK;
 use serde_json::{json, Value};
 
@@ -57,7 +56,8 @@ pub struct ListArgs {
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
     /// A bundle or MANIFEST digest (sha256:<hex>, 64 hex, or a prefix of at
-    /// least 8 hex), a run name or target as recorded, or id:N.
+    /// least 8 hex), a run name or target as recorded, id:N, or a
+    /// baseline's name (catalog:NAME names only a baseline).
     pub query: String,
     /// Print the stored JSON report exactly as recorded.
     #[arg(long)]
@@ -101,13 +101,16 @@ pub struct ExportArgs {
 /// `catalog import`
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
-    /// The baseline's name (replaces an older one).
+    /// The baseline's name.
     pub name: String,
     /// A manifest file: canonical, JSON record or sha256sum (detected).
     pub file: PathBuf,
     /// Override format detection.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub manifest_format: Option<FormatArg>,
+    /// Replace an existing baseline of that name.
+    #[arg(long)]
+    pub replace: bool,
 }
 
 /// `catalog info`
@@ -122,7 +125,15 @@ pub struct InfoArgs {
 }
 
 pub fn run_catalog(a: CatalogArgs, ui: &Ui) -> Result<i32> {
-    let c = ui.open_catalog("proofpack catalog")?;
+    // Only import stores something: it creates the catalog if need be. The
+    // other verbs read, and create no catalog file (v1.1).
+    let c = match &a.command {
+        CatalogCommand::Import(_) => ui.open_catalog("proofpack catalog import")?,
+        _ => match ui.open_existing_catalog("proofpack catalog")? {
+            Some(c) => c,
+            None => return no_catalog(a, ui),
+        },
+    };
     match a.command {
         CatalogCommand::List(a) => list(&c, a, ui),
         CatalogCommand::Show(a) => show(&c, a, ui),
@@ -130,6 +141,47 @@ pub fn run_catalog(a: CatalogArgs, ui: &Ui) -> Result<i32> {
         CatalogCommand::Export(a) => export(&c, a, ui),
         CatalogCommand::Import(a) => import(&c, a, ui),
         CatalogCommand::Info(a) => info(&c, a, ui),
+    }
+}
+
+/// A reading verb on a catalog that does not exist (yet).
+fn no_catalog(a: CatalogArgs, ui: &Ui) -> Result<i32> {
+    let path = ui
+        .catalog_path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let why = format!(
+        "catalog {path}: does not exist (it is created by `seal`, `manifest --record` or `catalog import`)"
+    );
+    match a.command {
+        CatalogCommand::List(l) => {
+            if l.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &json!({"catalog": path, "records": [], "baselines": []})
+                    )
+                    .expect("serialisable")
+                );
+            }
+            ui.note(&format!(
+                "{why}: no seals, verifications or baselines recorded"
+            ));
+            Ok(EXIT_OK)
+        }
+        CatalogCommand::Info(i) => {
+            if i.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({"catalog": path, "exists": false}))
+                        .expect("serialisable")
+                );
+            } else {
+                println!("catalog:        {path} (does not exist)");
+            }
+            Ok(EXIT_OK)
+        }
+        _ => anyhow::bail!(why),
     }
 }
 
@@ -300,8 +352,65 @@ fn plain(v: &Value) -> String {
     }
 }
 
+/// Shows the baseline `name` (v1.1: `catalog show` finds baselines by name).
+fn show_baseline(c: &Catalog, name: &str, json_out: bool) -> Result<i32> {
+    let info = c
+        .baselines()?
+        .into_iter()
+        .find(|b| b.name == name)
+        .ok_or_else(|| CatalogError::NoBaseline {
+            path: c.path().to_path_buf(),
+            name: name.to_string(),
+        })?;
+    // Read (and so checked against its digest) like any use of it.
+    let m = c.require_baseline(name)?;
+    if json_out {
+        let v = json!({"baseline": info});
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).expect("serialisable")
+        );
+        return Ok(EXIT_OK);
+    }
+    let hex = info.digest.strip_prefix("sha256:").unwrap_or(&info.digest);
+    println!("baseline {}", text(&info.name));
+    println!("digest:   {}", digest(hex, 64));
+    println!(
+        "files:    {}{}",
+        m.len(),
+        info.bytes
+            .map(|b| format!(" ({})", human_bytes(b)))
+            .unwrap_or_default()
+    );
+    println!("recorded: {} by {}", text(&info.time), text(&info.tool));
+    println!("from:     {}", text(&info.source));
+    println!(
+        "use:      check DIR --manifest catalog:{0}   diff catalog:{0} DIR   catalog export {0} -o FILE",
+        text(&info.name)
+    );
+    Ok(EXIT_OK)
+}
+
 fn show(c: &Catalog, a: ShowArgs, ui: &Ui) -> Result<i32> {
-    let found = c.find(&a.query)?;
+    if let Some(name) = a.query.strip_prefix("catalog:") {
+        return show_baseline(c, name, a.json);
+    }
+    let found = match c.find(&a.query) {
+        Ok(f) => f,
+        Err(CatalogError::NoMatch { .. }) if c.baselines()?.iter().any(|b| b.name == a.query) => {
+            return show_baseline(c, &a.query, a.json);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if c.baselines()
+        .map(|bs| bs.iter().any(|b| b.name == a.query))
+        .unwrap_or(false)
+    {
+        ui.note(&format!(
+            "a baseline is also named {:?}: `catalog show catalog:{}` shows it",
+            a.query, a.query
+        ));
+    }
     // find() never returns an empty list (no match is an error).
     let shown: &[StoredRecord] = if a.all {
         &found
@@ -383,10 +492,13 @@ fn forget(c: &Catalog, a: ForgetArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn export(c: &Catalog, a: ExportArgs, ui: &Ui) -> Result<i32> {
+    if let Some(out) = &a.output {
+        super::output::check(out)?;
+    }
     let text = c.export_baseline(&a.name, a.format.into())?;
     match &a.output {
         Some(out) => {
-            proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?;
+            super::output::write(out, text.as_bytes(), 0o644, true)?;
             ui.note(&format!(
                 "exported baseline {} to {}",
                 a.name,
@@ -404,7 +516,14 @@ fn export(c: &Catalog, a: ExportArgs, ui: &Ui) -> Result<i32> {
 
 fn import(c: &Catalog, a: ImportArgs, ui: &Ui) -> Result<i32> {
     proofpack::catalog::validate_baseline_name(&a.name)?;
-    let (m, _) = Manifest::read_file(&a.file, a.manifest_format.map(Into::into))?;
+    let m = super::manifest::read_manifest_arg(
+        &a.file,
+        "MANIFEST_FILE",
+        a.manifest_format.map(Into::into),
+    )?;
+    if !a.replace {
+        c.refuse_existing_baseline(&a.name)?;
+    }
     let source = std::fs::canonicalize(&a.file).unwrap_or_else(|_| a.file.clone());
     c.put_baseline(&a.name, &m, &source.display().to_string())?;
     ui.note(&format!(

@@ -1,16 +1,16 @@
 //! `host check` (one host's weights against the pinned manifest, a signed
 //! report out) and `fleet verify` (every host's report, one verdict).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use proofpack::digest::Sha256Digest;
 use proofpack::fleet::{self, ConfigSource, FleetHosts, FleetRequirements, HostCheckOptions, Mode};
-use proofpack::keys::TrustStore;
-use proofpack::manifest::Manifest;
+use proofpack::keys::{Role, TrustStore};
 use proofpack::report::Reason;
 
+use super::filekind::Want;
 use super::{human_bytes, Ui};
 
 /// `proofpack host`
@@ -33,17 +33,18 @@ pub enum HostCommand {
 pub struct HostCheckArgs {
     /// The host's weights directory.
     pub root: PathBuf,
-    /// The pinned weights manifest (the JSON record, with sizes, for
-    /// --sizes-only; any format for --full).
-    #[arg(long, value_name = "MANIFEST")]
-    pub weights: PathBuf,
+    /// The pinned weights manifest (any format for the full check; the JSON
+    /// record, with sizes, for --sizes-only). Formerly --weights.
+    #[arg(long = "weights-manifest", alias = "weights", value_name = "MANIFEST")]
+    pub weights_manifest: PathBuf,
     /// The model config: a file on this host (hashed) or sha256:HEX (stated).
     #[arg(long, value_name = "FILE|sha256:HEX")]
     pub config: Option<String>,
-    /// Presence and sizes only; reads no content (the default).
+    /// Presence, sizes and safetensors headers only; reads no tensor data
+    /// (seconds on terabytes). `fleet verify` then needs `--mode sizes-only`.
     #[arg(long, conflicts_with = "full")]
     pub sizes_only: bool,
-    /// Hash every file (the hash cache is not used).
+    /// Hash every file (the default; the hash cache is not used).
     #[arg(long)]
     pub full: bool,
     /// This host's name, as the fleet file names it.
@@ -109,21 +110,30 @@ pub struct FleetVerifyArgs {
     /// Trust roots; reports count only if signed by a key trusted for `host`.
     #[arg(long, value_name = "TRUST")]
     pub trust: PathBuf,
-    /// The published SHA-256 of the weights manifest.
-    #[arg(long, value_name = "HEX")]
-    pub weights_pin: String,
+    /// The pinned weights manifest: its published digest (sha256:HEX, or
+    /// 64 hex), or a manifest file (its canonical digest). Formerly
+    /// --weights-pin.
+    #[arg(
+        long = "weights-manifest",
+        alias = "weights-pin",
+        value_name = "sha256:HEX|MANIFEST"
+    )]
+    pub weights_manifest: String,
+    /// The pinned model config: its published digest (sha256:HEX, or 64
+    /// hex), or the config file (hashed). Formerly --config-pin.
+    #[arg(long = "config", alias = "config-pin", value_name = "sha256:HEX|FILE")]
+    pub config: Option<String>,
     /// The weights record (the JSON manifest record, with sizes and shard
-    /// header digests) whose digest is --weights-pin: the reports' totals
-    /// and shard headers are compared with it. Needed for --mode sizes-only.
+    /// header digests) of the pinned manifest: the reports' totals and
+    /// shard headers are compared with it. Needed for --mode sizes-only
+    /// unless --weights-manifest names the record itself (v1.1).
     #[arg(long, value_name = "RECORD.json")]
     pub weights_record: Option<PathBuf>,
-    /// The run the reports must have been made for.
+    /// The run the reports must have been made for (v1.1).
     #[arg(long, value_name = "NAME")]
     pub run: Option<String>,
-    /// The published SHA-256 of the model config.
-    #[arg(long, value_name = "HEX")]
-    pub config_pin: Option<String>,
-    /// The least mode a report must have been made in.
+    /// The least mode a report must have been made in: `full` (the
+    /// default, as for `host check`) or `sizes-only`.
     #[arg(long, value_enum, default_value = "full")]
     pub mode: ModeArg,
     /// Print the report (proofpack/report/v1, with the host table) as JSON.
@@ -140,8 +150,11 @@ fn parse_digest(s: &str, what: &str) -> Result<Sha256Digest> {
 /// `--weights-record`: the JSON manifest record of the pinned weights.
 fn weights_record(path: &std::path::Path, pin: &Sha256Digest) -> Result<fleet::WeightsRecord> {
     let origin = path.display().to_string();
-    let (m, _) = Manifest::read_file(path, Some(proofpack::manifest::Format::Json))
-        .with_context(|| format!("--weights-record {origin}: not a readable manifest record"))?;
+    let m = super::manifest::read_model_manifest(
+        path,
+        "--weights-record",
+        Some(proofpack::manifest::Format::Json),
+    )?;
     if m.digest() != *pin {
         anyhow::bail!(
             "--weights-record {origin}: the record of {}, not of the pinned weights manifest {}",
@@ -153,11 +166,26 @@ fn weights_record(path: &std::path::Path, pin: &Sha256Digest) -> Result<fleet::W
         .with_context(|| format!("--weights-record {origin}: the record has no file sizes"))
 }
 
+/// A digest given as `sha256:HEX`, as 64 bare hex (when no file has that
+/// name), or as a file: `file` turns the file into its digest.
+fn digest_or_file(
+    s: &str,
+    what: &str,
+    file: impl FnOnce(&Path) -> Result<Sha256Digest>,
+) -> Result<Sha256Digest> {
+    let bare_hex = s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if s.starts_with("sha256:") || (bare_hex && !Path::new(s).exists()) {
+        return parse_digest(s, what);
+    }
+    file(Path::new(s))
+}
+
 pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
     let HostCommand::Check(a) = a.command;
+    super::output::check_file(&a.output, "host check prints its checks on standard output")?;
     // The key first: a bad key fails before anything is read or written.
     let key = proofpack::keys::load_signing_key(&a.key)?;
-    let (m, _) = Manifest::read_file(&a.weights, None)?;
+    let m = super::manifest::read_model_manifest(&a.weights_manifest, "--weights-manifest", None)?;
     let config = match a.config.as_deref() {
         None => None,
         Some(s) if s.starts_with("sha256:") => {
@@ -180,7 +208,11 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
         run: a.run.clone(),
         fleet: Sha256Digest::of_bytes(&fleet_bytes),
         host: a.host.clone(),
-        mode: if a.full { Mode::Full } else { Mode::SizesOnly },
+        mode: if a.sizes_only {
+            Mode::SizesOnly
+        } else {
+            Mode::Full
+        },
         config,
         threads: a.threads,
     };
@@ -188,12 +220,12 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
     let h = fleet::host_check(
         &a.root,
         &m,
-        &a.weights.display().to_string(),
+        &a.weights_manifest.display().to_string(),
         &opts,
         &progress,
     )?;
     let envelope = fleet::sign_report(&h, &key)?;
-    proofpack::atomic::write_atomic(&a.output, &envelope, 0o644, true)?;
+    super::output::write(&a.output, &envelope, 0o644, true)?;
     if a.json {
         println!("{}", h.report.to_json());
     } else {
@@ -216,22 +248,54 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
 
 pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
     let FleetCommand::Verify(a) = a.command;
-    let trust = TrustStore::load(&a.trust)
-        .with_context(|| format!("cannot use the trust file {}", a.trust.display()))?;
+    let trust = super::filekind::read_as(&a.trust, "--trust", Want::Trust, || {
+        TrustStore::load(&a.trust)
+    })
+    .with_context(|| format!("cannot use the trust file {}", a.trust.display()))?;
+    if trust.keys_for(Role::Host).next().is_none() {
+        anyhow::bail!(
+            "{}: no key is trusted for role host, so no host report can count; add the hosts' public keys (`proofpack key trust --from {} --host HOST.pub -o {}`)",
+            a.trust.display(),
+            a.trust.display(),
+            a.trust.display()
+        );
+    }
     let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
         .context("cannot read the fleet file")?;
-    let hosts = FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())?;
-    let weights = parse_digest(&a.weights_pin, "--weights-pin")?;
-    let record = a
-        .weights_record
-        .as_deref()
-        .map(|p| weights_record(p, &weights))
-        .transpose()?;
+    let hosts = super::filekind::read_as(&a.fleet, "--fleet", Want::Fleet, || {
+        FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())
+    })?;
+    // A manifest file given as --weights-manifest that is a JSON record
+    // (with sizes) is also the record the reports are held to (v1.1).
+    let mut named_record = None;
+    let weights = digest_or_file(&a.weights_manifest, "--weights-manifest", |p| {
+        let m = super::manifest::read_model_manifest(p, "--weights-manifest", None)?;
+        named_record = fleet::WeightsRecord::of(&m, &p.display().to_string());
+        Ok(m.digest())
+    })?;
+    if weights == Sha256Digest::of_bytes(b"") {
+        anyhow::bail!(
+            "--weights-manifest {}: the manifest is empty (this is the digest of a manifest listing no file); pin the digest of the model's weights manifest",
+            a.weights_manifest
+        );
+    }
+    let record = match a.weights_record.as_deref() {
+        Some(p) => Some(weights_record(p, &weights)?),
+        None => named_record,
+    };
     let mut req = FleetRequirements::pinned(
         weights,
-        a.config_pin
+        a.config
             .as_deref()
-            .map(|c| parse_digest(c, "--config-pin"))
+            .map(|c| {
+                digest_or_file(c, "--config", |p| {
+                    Ok(
+                        proofpack::digest::hash_file(p, &proofpack::progress::NoProgress)
+                            .with_context(|| format!("--config {}", p.display()))?
+                            .0,
+                    )
+                })
+            })
             .transpose()?,
         match a.mode {
             ModeArg::Full => Mode::Full,

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use proofpack::keys::{self, Role, TrustStore, TrustedKey};
 use proofpack::report::EXIT_OK;
 
+use super::filekind::{read_as, Want};
 use super::Ui;
 
 /// `proofpack key`
@@ -79,7 +80,9 @@ pub fn run_key(a: KeyArgs, ui: &Ui) -> Result<i32> {
             Ok(EXIT_OK)
         }
         KeyCommand::Id(i) => {
-            let k = keys::load_public_key(&i.public_key)?;
+            let k = read_as(&i.public_key, "PUBLIC_KEY", Want::PublicKey, || {
+                keys::load_public_key(&i.public_key)
+            })?;
             println!("{}", keys::key_id(&k));
             Ok(EXIT_OK)
         }
@@ -88,8 +91,13 @@ pub fn run_key(a: KeyArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
+    if let Some(out) = &t.output {
+        super::output::check(out)?;
+    }
     let mut list: Vec<TrustedKey> = match &t.from {
-        Some(p) => TrustStore::load(p)?.keys().to_vec(),
+        Some(p) => read_as(p, "--from", Want::Trust, || TrustStore::load(p))?
+            .keys()
+            .to_vec(),
         None => Vec::new(),
     };
     for (role, paths) in [
@@ -98,7 +106,8 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
         (Role::Host, &t.host),
     ] {
         for p in paths {
-            let k = keys::load_public_key(p)?;
+            let flag = format!("--{role}");
+            let k = read_as(p, &flag, Want::PublicKey, || keys::load_public_key(p))?;
             let label = p
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -114,7 +123,7 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
     let store = TrustStore::from_keys(list);
     let text = store.to_json();
     match &t.output {
-        Some(out) => proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?,
+        Some(out) => super::output::write(out, text.as_bytes(), 0o644, true)?,
         None => {
             let mut so = std::io::stdout().lock();
             so.write_all(text.as_bytes()).context("writing to stdout")?;

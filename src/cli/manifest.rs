@@ -1,12 +1,11 @@
 //! `manifest`, `check` and `diff`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use proofpack::catalog::{CacheSession, Catalog};
-use proofpack::manifest::{self, BuildOptions, CheckOptions, HashCache, Manifest};
+use proofpack::manifest::{self, BuildOptions, CheckOptions, Format, HashCache, Manifest};
 use proofpack::report::EXIT_OK;
 
 use super::formats::FormatArg;
@@ -37,6 +36,78 @@ impl WalkArgs {
             cache,
         }
     }
+}
+
+/// Reads a manifest file given for `flag`: a file of another kind (a
+/// trust file, a key, a directory, ...) is named as such, with how a
+/// manifest is made.
+pub fn read_manifest_arg(path: &Path, flag: &str, format: Option<Format>) -> Result<Manifest> {
+    super::filekind::read_as(path, flag, super::filekind::Want::Manifest, || {
+        Manifest::read_file(path, format).map(|(m, _)| m)
+    })
+}
+
+/// Refuses a manifest that lists no file where a model is expected (v1.1:
+/// an empty manifest is a valid file set, but checking a model against it
+/// checks nothing, and a signed report of it vouches for nothing).
+pub fn require_model(m: Manifest, origin: &str) -> Result<Manifest> {
+    if m.is_empty() {
+        anyhow::bail!(
+            "{origin}: the manifest is empty (it lists no file), so there is nothing to check a model against; build it from the weights directory with `proofpack manifest WEIGHTS_DIR -o FILE`"
+        );
+    }
+    Ok(m)
+}
+
+/// [`read_manifest_arg`] and [`require_model`]: the manifest of a model.
+pub fn read_model_manifest(path: &Path, flag: &str, format: Option<Format>) -> Result<Manifest> {
+    require_model(
+        read_manifest_arg(path, flag, format)?,
+        &format!("{flag} {}", path.display()),
+    )
+}
+
+/// v1.1: refuses `-o OUT` inside the tree being hashed, unless an
+/// `--exclude` pattern leaves it out: the manifest would list a previous
+/// run's output (or a half-written temporary file), and the next `check`
+/// would fail on the manifest itself.
+fn refuse_output_in_tree(root: &Path, out: &Path, excludes: &[String]) -> Result<()> {
+    let (Ok(root_abs), Some(name)) = (std::fs::canonicalize(root), out.file_name()) else {
+        return Ok(());
+    };
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(parent_abs) = std::fs::canonicalize(parent) else {
+        return Ok(());
+    };
+    let out_abs = parent_abs.join(name);
+    if !root_abs.is_dir() {
+        if out_abs == root_abs {
+            anyhow::bail!(
+                "-o {}: is the file being hashed; write the manifest to another file",
+                out.display()
+            );
+        }
+        return Ok(());
+    }
+    let Ok(rel) = out_abs.strip_prefix(&root_abs) else {
+        return Ok(());
+    };
+    let ex = manifest::Excludes::new(excludes)?;
+    if rel
+        .ancestors()
+        .any(|a| !a.as_os_str().is_empty() && ex.is_excluded_path(a))
+    {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "-o {}: is inside the tree being hashed ({}), so the manifest would list its own output and the next check would fail on it; write it outside the tree, or leave it out with --exclude {:?}",
+        out.display(),
+        root.display(),
+        rel.display().to_string()
+    )
 }
 
 /// The prefix that names a baseline in the catalog instead of a file.
@@ -74,7 +145,9 @@ fn cache_session<'c>(
 fn finish_cache(ui: &Ui, session: Option<CacheSession<'_>>, root: Option<&Path>) {
     let Some(session) = session else { return };
     match session.finish() {
-        Ok(st) if st.looked_up > 0 => {
+        // v1.1: a bookkeeping line, not a result: only with -v (in CI logs
+        // it read like a warning).
+        Ok(st) if st.looked_up > 0 && ui.verbose => {
             let label = root
                 .map(|r| format!(" ({})", r.display()))
                 .unwrap_or_default();
@@ -106,7 +179,7 @@ fn catalog_for_cache(ui: &Ui, walk: &WalkArgs) -> Option<Catalog> {
     if walk.no_cache {
         None
     } else {
-        ui.open_catalog_for_write()
+        ui.open_catalog_for_write(false)
     }
 }
 
@@ -132,10 +205,14 @@ pub struct ManifestArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "canonical")]
     pub format: FormatArg,
-    /// Also store the manifest in the catalog as the baseline NAME (replacing
-    /// an older one), for `check --manifest catalog:NAME` and `diff catalog:NAME DIR`.
+    /// Also store the manifest in the catalog as the baseline NAME, for
+    /// `check --manifest catalog:NAME` and `diff catalog:NAME DIR`. An
+    /// existing baseline of that name is replaced only with --replace.
     #[arg(long, value_name = "NAME")]
     pub record: Option<String>,
+    /// With --record: replace an existing baseline of that name.
+    #[arg(long, requires = "record")]
+    pub replace: bool,
     #[command(flatten)]
     pub walk: WalkArgs,
 }
@@ -205,6 +282,9 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
     let Some(path) = a.path.clone() else {
         anyhow::bail!("manifest needs a PATH (or `manifest merge PARTS...`)");
     };
+    if let Some(out) = &a.output {
+        refuse_output_in_tree(&path, out, &a.walk.exclude)?;
+    }
     if let Some(spec) = &a.partition {
         if a.record.is_some() {
             anyhow::bail!("--record takes a whole manifest, not a part; record the merged one");
@@ -222,12 +302,19 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
         ..a
     };
     let path = a.path.as_ref().expect("set above");
+    if let Some(out) = &a.output {
+        super::output::check(out)?;
+    }
     let t = Instant::now();
     // --record is asked for: check the name and the catalog before hashing.
     let catalog = match &a.record {
         Some(name) => {
             proofpack::catalog::validate_baseline_name(name)?;
-            Some(ui.open_catalog("--record")?)
+            let c = ui.open_catalog("--record")?;
+            if !a.replace {
+                c.refuse_existing_baseline(name)?;
+            }
+            Some(c)
         }
         None => catalog_for_cache(ui, &a.walk),
     };
@@ -242,14 +329,7 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
     finish_cache(ui, session, None);
     let m = built?;
     let text = m.render(a.format.into())?;
-    match &a.output {
-        Some(out) => proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, true)?,
-        None => {
-            let mut so = std::io::stdout().lock();
-            so.write_all(text.as_bytes()).context("writing to stdout")?;
-            so.flush().context("writing to stdout")?;
-        }
-    }
+    super::output::write_or_stdout(a.output.as_deref(), text.as_bytes())?;
     ui.note(&summary_line("manifest", &m, t.elapsed().as_secs_f64()));
     if let (Some(name), Some(c)) = (&a.record, &catalog) {
         let source = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
@@ -285,7 +365,16 @@ fn catalog_for_args(
     hashes: bool,
 ) -> Result<Option<Catalog>> {
     if let Some(name) = args.iter().find_map(|p| catalog_name(p)) {
-        return Ok(Some(ui.open_catalog(&format!("{CATALOG_PREFIX}{name}"))?));
+        // A catalog:NAME argument reads the catalog: a missing one is not
+        // created, it is an error naming the baseline.
+        return match ui.open_existing_catalog(&format!("{CATALOG_PREFIX}{name}"))? {
+            Some(c) => Ok(Some(c)),
+            None => Err(proofpack::catalog::CatalogError::NoCatalog {
+                path: ui.catalog_path().map(Path::to_path_buf).unwrap_or_default(),
+                name: name.to_string(),
+            }
+            .into()),
+        };
     }
     Ok(if hashes {
         catalog_for_cache(ui, walk)
@@ -330,8 +419,8 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     }
     let catalog = catalog_for_args(ui, &[&a.manifest], &a.walk, !a.sizes_only)?;
     let m = match catalog_name(&a.manifest) {
-        Some(name) => load_baseline(catalog.as_ref(), name)?,
-        None => Manifest::read_file(&a.manifest, a.manifest_format.map(Into::into))?.0,
+        Some(name) => require_model(load_baseline(catalog.as_ref(), name)?, &origin)?,
+        None => read_model_manifest(&a.manifest, "--manifest", a.manifest_format.map(Into::into))?,
     };
     // v1.1: the shard headers are what let sizes-only tell swapped shards;
     // a record without their digests is refused, not checked and passed.
@@ -350,6 +439,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
         sizes_only: a.sizes_only,
     };
+    warn_collisions(ui, &m, &origin);
     let progress = ui.bytes_progress("checking");
     let checked = manifest::check(&a.path, &m, &origin, &opts, &progress);
     drop(opts);
@@ -406,6 +496,24 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     Ok(report.exit_code())
 }
 
+/// v1.1: paths of a manifest that are one file on macOS and Windows
+/// (equal after Unicode NFC and case folding) are warned about, never
+/// failed: a model tree's manifest stays byte-exact.
+fn warn_collisions(ui: &Ui, m: &Manifest, origin: &str) {
+    let pairs = manifest::portable::collisions(m.entries().iter().map(|e| e.path.as_str()));
+    for (first, later) in pairs.iter().take(20) {
+        ui.warn(&format!(
+            "{origin}: {later:?} and {first:?} are one file on macOS and Windows (equal after Unicode NFC and case folding); extracted there, one overwrites the other"
+        ));
+    }
+    if pairs.len() > 20 {
+        ui.warn(&format!(
+            "{origin}: and {} more names that collide under NFC and case folding",
+            pairs.len() - 20
+        ));
+    }
+}
+
 pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
     let hashes = [&a.old, &a.new]
         .iter()
@@ -413,6 +521,8 @@ pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
     let catalog = catalog_for_args(ui, &[&a.old, &a.new], &a.walk, hashes)?;
     let old = load_side(&a.old, &a.walk, ui, catalog.as_ref())?;
     let new = load_side(&a.new, &a.walk, ui, catalog.as_ref())?;
+    warn_collisions(ui, &old, &a.old.display().to_string());
+    warn_collisions(ui, &new, &a.new.display().to_string());
     let d = manifest::diff(&old, &new);
     let target = format!("{} -> {}", a.old.display(), a.new.display());
     let report = d.to_report(&target, &old, &new);

@@ -5,10 +5,13 @@ pub mod attest;
 pub mod bundle_args;
 pub mod catalog;
 pub mod docs;
+pub mod filekind;
 pub mod formats;
 pub mod host;
 pub mod key;
 pub mod manifest;
+pub mod manpages;
+pub mod output;
 pub mod partition;
 pub mod pins;
 pub mod receipt;
@@ -29,8 +32,10 @@ use proofpack::catalog::{self as cat, Catalog, CatalogError, SealRecord, Verific
 use proofpack::progress::Progress;
 use proofpack::report::{Check, Report};
 
-/// Flags shared by every verb.
+/// Flags shared by every verb, listed in `--help` under their own heading
+/// after the verb's own flags.
 #[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// No progress bars (summaries and results are still printed).
     #[arg(short, long, global = true)]
@@ -110,14 +115,42 @@ impl Ui {
         }
     }
 
+    /// Opens an existing catalog for a verb that reads it (`catalog list`,
+    /// `catalog:NAME`): `Ok(None)` when there is no catalog file (nothing is
+    /// created); any other problem is an error.
+    pub fn open_existing_catalog(&self, why: &str) -> anyhow::Result<Option<Catalog>> {
+        match &self.catalog {
+            CatalogChoice::At(p) => {
+                let opts = cat::OpenOptions {
+                    busy_timeout: catalog_busy_timeout(),
+                };
+                Catalog::open_existing_with(p, &opts)
+                    .map_err(|e| anyhow::Error::new(e).context(format!("{why} needs the catalog")))
+            }
+            _ => self.open_catalog(why).map(Some),
+        }
+    }
+
+    /// The catalog file in use, if any.
+    pub fn catalog_path(&self) -> Option<&std::path::Path> {
+        match &self.catalog {
+            CatalogChoice::At(p) => Some(p),
+            _ => None,
+        }
+    }
+
     /// Opens the catalog for bookkeeping that must never change a result
     /// (recording seals and verifications, the hash cache): when it is
     /// disabled this is `None`; when it is unusable (corrupt, locked past the
     /// busy timeout, newer schema, unwritable) a warning says so on stderr
-    /// and this is `None`.
-    pub fn open_catalog_for_write(&self) -> Option<Catalog> {
+    /// and this is `None`. With `create` false (v1.1: the read-only verbs
+    /// `verify`, `check`, `diff`, `manifest`) a missing catalog file is
+    /// `None` as well, silently: a verb that only reads leaves no catalog
+    /// behind where there was none.
+    pub fn open_catalog_for_write(&self, create: bool) -> Option<Catalog> {
         match &self.catalog {
             CatalogChoice::Disabled => None,
+            CatalogChoice::Nowhere if !create => None,
             CatalogChoice::Nowhere => {
                 self.warn("no catalog location (PROOFPACK_CATALOG, XDG_DATA_HOME and HOME are unset); running without the catalog");
                 None
@@ -126,8 +159,13 @@ impl Ui {
                 let opts = cat::OpenOptions {
                     busy_timeout: catalog_busy_timeout(),
                 };
-                match Catalog::open_with(p, &opts) {
-                    Ok(c) => Some(c),
+                let opened = if create {
+                    Catalog::open_with(p, &opts).map(Some)
+                } else {
+                    Catalog::open_existing_with(p, &opts)
+                };
+                match opened {
+                    Ok(c) => c,
                     Err(e) => {
                         self.catalog_warning(&e);
                         None
@@ -147,17 +185,18 @@ impl Ui {
     /// Records a seal in the catalog, if there is a usable one; a failure is
     /// a warning and changes nothing else.
     pub fn record_seal(&self, r: &SealRecord) {
-        if let Some(c) = self.open_catalog_for_write() {
+        if let Some(c) = self.open_catalog_for_write(true) {
             if let Err(e) = c.record_seal(r) {
                 self.catalog_warning(&e);
             }
         }
     }
 
-    /// Records a verification in the catalog, if there is a usable one; a
-    /// failure is a warning and changes nothing else.
+    /// Records a verification in the catalog, if there is a usable one (an
+    /// existing one: `verify` creates none); a failure is a warning and
+    /// changes nothing else.
     pub fn record_verification(&self, r: &VerificationRecord) {
-        if let Some(c) = self.open_catalog_for_write() {
+        if let Some(c) = self.open_catalog_for_write(false) {
             if let Err(e) = c.record_verification(r) {
                 self.catalog_warning(&e);
             }

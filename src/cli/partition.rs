@@ -32,18 +32,21 @@ pub struct MergeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "canonical")]
     pub format: FormatArg,
+    /// Accept parts hashed under different roots (the same tree mounted
+    /// at different places); the stat list must still be one.
+    #[arg(long)]
+    pub allow_roots: bool,
 }
 
 fn write_out(out: Option<&Path>, text: &str) -> Result<()> {
-    match out {
-        Some(o) => proofpack::atomic::write_atomic(o, text.as_bytes(), 0o644, true)?,
-        None => print!("{text}"),
-    }
-    Ok(())
+    super::output::write_or_stdout(out, text.as_bytes())
 }
 
 pub fn run(c: ManifestCommand, ui: &Ui) -> Result<i32> {
     let ManifestCommand::Merge(a) = c;
+    if let Some(out) = &a.output {
+        super::output::check(out)?;
+    }
     let mut parts = Vec::new();
     for p in &a.parts {
         let bytes =
@@ -54,11 +57,14 @@ pub fn run(c: ManifestCommand, ui: &Ui) -> Result<i32> {
             Part::parse(&bytes, &p.display().to_string())?,
         ));
     }
-    let m = partition::merge(&parts)?;
+    let m = partition::merge(&parts, a.allow_roots)?;
+    let hosts: std::collections::BTreeSet<&str> =
+        parts.iter().map(|(_, p)| p.host.as_str()).collect();
     write_out(a.output.as_deref(), &m.render(a.format.into())?)?;
     ui.note(&format!(
-        "manifest merge: {} parts, {} files, {}",
+        "manifest merge: {} parts from {} host(s), {} files, {}",
         parts.len(),
+        hosts.len(),
         m.len(),
         m.digest().prefixed()
     ));
@@ -73,6 +79,9 @@ pub fn run_part(
     ui: &Ui,
 ) -> Result<i32> {
     let (k, n) = partition::parse_spec(spec)?;
+    if let Some(out) = out {
+        super::output::check(out)?;
+    }
     let progress = ui.bytes_progress("hashing");
     let part = partition::build_part(root, k, n, &build, &progress)?;
     write_out(out, &part.to_json())?;

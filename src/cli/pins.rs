@@ -46,6 +46,9 @@ pub fn run_pins(a: PinsArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn from_publication(a: FromPublicationArgs, ui: &Ui) -> Result<i32> {
+    if let Some(out) = &a.output {
+        super::output::check(out)?;
+    }
     let p = Publication::read(&a.publication).context("cannot use the publication")?;
     let (pins, rows) = pins_from_publication(&p);
     let mut text = serde_json::to_string_pretty(&pins)?;
@@ -84,7 +87,7 @@ fn from_publication(a: FromPublicationArgs, ui: &Ui) -> Result<i32> {
     let n = pins["pins"].as_array().map_or(0, |a| a.len());
     match &a.output {
         Some(out) => {
-            proofpack::atomic::write_atomic(out, text.as_bytes(), 0o644, a.force)?;
+            super::output::write(out, text.as_bytes(), 0o644, a.force)?;
             ui.note(&format!(
                 "pins from-publication: {n} pins written to {}",
                 out.display()

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use proofpack::peers::receipt::verify_receipt_dir;
+use proofpack::peers::receipt::{parse_pin, verify_receipt_dir};
 
 use super::Ui;
 
@@ -29,6 +29,12 @@ pub enum ReceiptCommand {
 pub struct VerifyArgs {
     /// The receipt directory.
     pub dir: PathBuf,
+    /// The receipt's published SHA-256 (of receipt.json's bytes, or its
+    /// receipt_id): anchors the receipt to what was published. Without
+    /// it the verdict says "unpinned": whoever holds the directory can
+    /// change any file and re-derive every digest.
+    #[arg(long, value_name = "SHA256")]
+    pub pin: Option<String>,
     /// Print the report as one JSON object (proofpack/report/v1).
     #[arg(long)]
     pub json: bool,
@@ -41,7 +47,13 @@ pub fn run_receipt(a: ReceiptArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
-    let report = verify_receipt_dir(&a.dir).context("cannot verify the receipt")?;
+    let pin = a
+        .pin
+        .as_deref()
+        .map(parse_pin)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let report = verify_receipt_dir(&a.dir, pin.as_deref()).context("cannot verify the receipt")?;
     let verdict = report.verdict().unwrap_or_default().to_string();
     if a.json {
         println!("{}", report.to_json());

@@ -13,18 +13,19 @@ use super::Ui;
 pub struct ReportArgs {
     /// A JSON report (`verify --json`).
     pub report: PathBuf,
-    /// The page to write (atomically).
+    /// The page to write (atomically; `-` for standard output).
     #[arg(short, long, value_name = "REPORT.html")]
     pub output: PathBuf,
 }
 
 pub fn run_report(a: ReportArgs, ui: &Ui) -> Result<i32> {
+    super::output::check(&a.output)?;
     let bytes =
         proofpack::manifest::read_capped(&a.report, 256 << 20).context("cannot read the report")?;
     let json: serde_json::Value = serde_json::from_slice(&bytes)
         .with_context(|| format!("{}: not JSON", a.report.display()))?;
     let html = proofpack::html::render(&json).with_context(|| a.report.display().to_string())?;
-    proofpack::atomic::write_atomic(&a.output, html.as_bytes(), 0o644, true)?;
+    super::output::write(&a.output, html.as_bytes(), 0o644, true)?;
     ui.note(&format!(
         "report: {} ({} bytes) from {}",
         a.output.display(),

@@ -42,9 +42,16 @@ pub enum FormatArg {
 pub struct CheckArgs {
     /// The result file (vLLM JSON, SGLang JSON Lines).
     pub file: PathBuf,
-    /// Which client wrote it.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub format: FormatArg,
+    /// Which client wrote FILE (an input format, like --manifest-format;
+    /// formerly --format, which elsewhere names an output format).
+    #[arg(
+        long = "results-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT",
+        default_value = "auto"
+    )]
+    pub results_format: FormatArg,
     /// An InferenceX aggregated row (agg_*.json, or an array of rows) to
     /// recompute from FILE by utils/process_result.py's rules.
     #[arg(long, value_name = "AGG.json")]
@@ -72,7 +79,7 @@ pub fn run_results(a: ResultsArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn check(a: CheckArgs, ui: &Ui) -> Result<i32> {
-    let format = match a.format {
+    let format = match a.results_format {
         FormatArg::Auto => Format::Auto,
         FormatArg::Vllm => Format::Vllm,
         FormatArg::Sglang => Format::Sglang,

@@ -43,6 +43,10 @@ pub struct SealArgs {
 }
 
 pub fn run_seal(a: SealArgs, ui: &Ui) -> Result<i32> {
+    super::output::check_file(
+        &a.output,
+        "seal writes the bundle and its .sha256 (and .seal.dsse.json) beside it",
+    )?;
     let t = Instant::now();
     let opts = SealOptions {
         name: a.name.clone(),

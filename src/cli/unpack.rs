@@ -1,8 +1,8 @@
 //! `unpack`: verify while extracting; the tree lands only if everything holds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use proofpack::bundle;
 
 use super::bundle_args::LimitArgs;
@@ -13,7 +13,9 @@ use super::Ui;
 pub struct UnpackArgs {
     /// The bundle (.tgz) to unpack.
     pub bundle: PathBuf,
-    /// Directory to unpack into (the bundle's root directory is created in it).
+    /// Directory to unpack into (the bundle's root directory is created in
+    /// it); created if missing (its parent must exist), and removed again if
+    /// the bundle does not verify.
     #[arg(short = 'C', long = "directory", value_name = "DIR")]
     pub dir: PathBuf,
     /// Print the verification report (JSON) on stdout.
@@ -23,9 +25,45 @@ pub struct UnpackArgs {
     pub limits: LimitArgs,
 }
 
+/// v1.1: `-C DIR` that does not exist is created (one level, like
+/// `mkdir DIR`: its parent must exist), and removed again unless the unpack
+/// succeeds; a path that is not a directory is named as such. True when it
+/// was created here.
+fn prepare_dir(dir: &Path) -> Result<bool> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(false),
+        Ok(_) => anyhow::bail!(
+            "-C {}: is not a directory; -C takes the directory to unpack into (the bundle's root directory is created in it)",
+            dir.display()
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(anyhow::Error::new(e).context(format!("-C {}", dir.display()))),
+    }
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        anyhow::bail!(
+            "-C {}: neither it nor its parent {} exists; create it first (`mkdir -p {}`)",
+            dir.display(),
+            parent.display(),
+            dir.display()
+        );
+    }
+    std::fs::create_dir(dir).with_context(|| format!("-C {}: cannot create it", dir.display()))?;
+    Ok(true)
+}
+
 pub fn run_unpack(a: UnpackArgs, ui: &Ui) -> Result<i32> {
+    let created = prepare_dir(&a.dir)?;
     let progress = ui.cancellable_progress("unpacking");
-    let v = bundle::unpack(&a.bundle, &a.dir, &a.limits.limits(), &progress)?;
+    let result = bundle::unpack(&a.bundle, &a.dir, &a.limits.limits(), &progress);
+    if created && !result.as_ref().is_ok_and(|v| v.report.ok()) {
+        // Nothing was unpacked: leave nothing behind, not even the directory.
+        let _ = std::fs::remove_dir(&a.dir);
+    }
+    let v = result?;
     if a.json {
         println!("{}", v.report.to_json());
     } else {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::verify::{Expect, FleetRequirements, WeightsRecord};
+use super::require::{Expect, FleetRequirements, TimeBounds, WeightsRecord};
 use super::{parse_prefixed, HostCheckPredicate};
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Reason};
@@ -70,11 +70,22 @@ pub fn host_subchecks(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> V
         Check::outcome(
             sub("mode"),
             p.mode >= req.mode,
-            format!(
-                "host {h} checked {} ({} required)",
-                p.mode.as_str(),
-                req.mode.as_str()
-            ),
+            if p.mode >= req.mode {
+                format!(
+                    "host {h} checked {} ({} required)",
+                    p.mode.as_str(),
+                    req.mode.as_str()
+                )
+            } else {
+                format!(
+                    "host {h}'s report was made in mode {}, but mode {} is required: rerun `host check --{}` on the host, or accept {} reports with `fleet verify --mode {}`",
+                    p.mode.as_str(),
+                    req.mode.as_str(),
+                    req.mode.as_str(),
+                    p.mode.as_str(),
+                    p.mode.as_str()
+                )
+            },
         )
         .with_values(req.mode.as_str(), p.mode.as_str()),
     );
@@ -225,19 +236,6 @@ fn config_check(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> Check {
         ),
     };
     check.with_values(c.prefixed(), json!(got))
-}
-
-/// When one host's check must have run, unix seconds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimeBounds {
-    /// Not before this (the engines' launch minus the stated window).
-    pub not_before: f64,
-    /// What `not_before` is.
-    pub not_before_is: String,
-    /// Not after this (the first request of the run).
-    pub not_after: f64,
-    /// What `not_after` is.
-    pub not_after_is: String,
 }
 
 /// `.time`: the report's times parse and are in order, and (in a

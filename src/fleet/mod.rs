@@ -19,6 +19,7 @@
 
 mod binding;
 mod hostcheck;
+mod require;
 mod verify;
 
 use std::path::PathBuf;
@@ -28,9 +29,9 @@ use serde::{Deserialize, Serialize};
 use crate::digest::Sha256Digest;
 
 pub use hostcheck::{host_check, sign_report, ConfigSource, HostCheckOptions, HostChecked};
+pub use require::{Expect, FleetRequirements, TimeBounds, WeightsRecord};
 pub use verify::{
-    verify_fleet, verify_fleet_files, Expect, FleetHosts, FleetRequirements, FleetVerification,
-    HostRow, ReportIn, TimeBounds, WeightsRecord,
+    verify_fleet, verify_fleet_files, FleetHosts, FleetVerification, HostRow, ReportIn,
 };
 
 /// The predicate type of a host launch-check report (v1.1: bound to a run,

@@ -101,6 +101,53 @@ fn show(v: &Value) -> String {
     }
 }
 
+/// v1.1: the styles of the check tables on a page with failures. Fixed
+/// column widths (a long detail or a long check id can no longer squeeze
+/// the Detail column to a few characters or push the table off the page),
+/// expected and found under the detail, hex broken anywhere in its cell,
+/// and a very long detail kept within a scrollable box.
+const FAILING_STYLE: &str = r#"
+table.checks { table-layout: fixed; }
+table.checks col.c-st { width: 9.5rem; }
+table.checks col.c-id { width: 30%; }
+table.checks td, table.checks th { overflow-wrap: anywhere; }
+table.checks td.mono { word-break: break-all; }
+td.detail .d { max-height: 14em; overflow-y: auto; }
+dl.ef { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .1rem .6rem; margin: .35rem 0 0; font-size: .85rem; }
+dl.ef dt { font-weight: 600; color: var(--muted); }
+dl.ef dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; word-break: break-all; max-height: 8em; overflow-y: auto; }
+@media print { td.detail .d, dl.ef dd { max-height: none; overflow: visible; } }
+"#;
+
+/// The check table of a page with failures: three fixed columns, expected
+/// and found under the detail.
+fn check_rows_failing(out: &mut String, checks: &[&Value]) {
+    out.push_str("<table class=\"checks\"><colgroup><col class=\"c-st\"><col class=\"c-id\"><col class=\"c-detail\"></colgroup><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail, expected and found</th></tr></thead><tbody>\n");
+    for c in checks {
+        let (cls, word) = status(&c["ok"]);
+        let id = c["id"].as_str().unwrap_or("");
+        let (expected, found) = (show(&c["expected"]), show(&c["actual"]));
+        let mut values = String::new();
+        if !expected.is_empty() || !found.is_empty() {
+            let _ = write!(
+                values,
+                "<dl class=\"ef\"><dt>expected</dt><dd>{}</dd><dt>found</dt><dd>{}</dd></dl>",
+                esc(&expected),
+                esc(&found)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<tr class=\"check {cls}\" data-check-id=\"{}\" data-ok=\"{}\"><td class=\"st {cls}\">{word}</td><td class=\"mono\">{}</td><td class=\"detail\"><div class=\"d\">{}</div>{values}</td></tr>",
+            esc(id),
+            esc(&c["ok"].to_string()),
+            esc(id),
+            esc(c["detail"].as_str().unwrap_or("")),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
 fn check_rows(out: &mut String, checks: &[&Value]) {
     out.push_str("<table><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th></tr></thead><tbody>\n");
     for c in checks {
@@ -186,8 +233,13 @@ fn published(out: &mut String, report: &Value) {
                 cs.iter()
                     .map(|c| {
                         let (cls, word) = status(&c["ok"]);
+                        let by = if c["source"] == "publisher" {
+                            " <span class=\"st skip\">stated by the publisher: checked only against a file the publisher wrote for it</span>"
+                        } else {
+                            ""
+                        };
                         format!(
-                            "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>",
+                            "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>{by}",
                             esc(c["id"].as_str().unwrap_or(""))
                         )
                     })
@@ -322,10 +374,23 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
             }
         });
     let target = report["target"].as_str().unwrap_or("");
+    let failed: Vec<&Value> = checks
+        .iter()
+        .copied()
+        .filter(|c| c["ok"] == Value::Bool(false))
+        .collect();
+    // A page without failures is drawn exactly as before v1.1's failing
+    // layout; a page with failures gets the fixed-width check tables.
+    let rows: fn(&mut String, &[&Value]) = if failed.is_empty() {
+        check_rows
+    } else {
+        check_rows_failing
+    };
+    let extra_style = if failed.is_empty() { "" } else { FAILING_STYLE };
     let mut out = String::with_capacity(64 << 10);
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>proofpack report: {}</title><style>{STYLE}</style></head><body><main>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>proofpack report: {}</title><style>{STYLE}{extra_style}</style></head><body><main>\n",
         esc(target)
     );
     out.push_str("<header><h1>Verification report</h1>\n");
@@ -361,18 +426,13 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     out.push_str("<section id=\"context\"><h2>What was verified</h2>\n");
     context_list(&mut out, report);
     out.push_str("</section>\n");
-    let failed: Vec<&Value> = checks
-        .iter()
-        .copied()
-        .filter(|c| c["ok"] == Value::Bool(false))
-        .collect();
     if !failed.is_empty() {
         let _ = writeln!(
             out,
             "<section id=\"failures\"><h2>Failed checks ({})</h2>",
             failed.len()
         );
-        check_rows(&mut out, &failed);
+        rows(&mut out, &failed);
         out.push_str("</section>\n");
     }
     published(&mut out, report);
@@ -409,7 +469,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
             cs.len(),
             if bad > 0 { format!(", {bad} failed") } else { String::new() }
         );
-        check_rows(&mut out, cs);
+        rows(&mut out, cs);
         out.push_str("</details>\n");
     }
     out.push_str("</section>\n<footer class=\"note\"><p>Rendered by proofpack from the JSON report alone; the same report gives the same page.</p></footer>\n</main></body></html>\n");

@@ -19,14 +19,18 @@ use super::{scan, Entry, FileStat, FoundFile, Manifest, ManifestError};
 pub trait HashCache: Sync {
     /// A cached digest for this file, if the cache can vouch for it.
     fn lookup(&self, file: &FoundFile) -> Option<Sha256Digest>;
-    /// Records a digest computed for `file`, whose stat was `file.stat` when
-    /// it was found and `after` once hashing ended; `started` is the wall
-    /// clock read just before its content was first read (the moment the
-    /// racy-clean rule compares timestamps against).
+    /// Records a digest computed for `file`. `opened` and `after` are the
+    /// stat of the descriptor that was read (`fstat`), taken before its
+    /// first byte was read and after its last; `started` is the wall clock
+    /// read just before its content was first read (the moment the
+    /// racy-clean rule compares timestamps against). An implementation
+    /// stores the digest only when `file.stat`, `opened` and `after` are
+    /// equal: the content hashed is then the file the scan found, unchanged.
     fn store(
         &self,
         file: &FoundFile,
         started: std::time::SystemTime,
+        opened: &FileStat,
         after: &FileStat,
         digest: Sha256Digest,
     );
@@ -55,8 +59,28 @@ pub fn hash_found(
             return Ok(d);
         }
     }
+    let io_err = |source| ManifestError::Io {
+        path: file.abs.clone(),
+        source,
+    };
     let started = std::time::SystemTime::now();
-    let (digest, n) = crate::digest::hash_file_sized(&file.abs, Some(file.stat.size), progress)?;
+    // The descriptor is stat'ed, not the path: a parent directory swapped
+    // between the scan and the read, or during it, makes the path name
+    // another file than the one read, and only the descriptor says which
+    // file was read (v1.1).
+    let f = fs::File::open(&file.abs).map_err(io_err)?;
+    let meta = f.metadata().map_err(io_err)?;
+    let opened = FileStat::from_metadata(&meta);
+    if !meta.is_file() || opened.dev != file.stat.dev || opened.ino != file.stat.ino {
+        return Err(ManifestError::ReplacedWhileHashing {
+            path: file.abs.clone(),
+        });
+    }
+    let cap = (file.stat.size as usize)
+        .saturating_add(1)
+        .clamp(4096, crate::digest::READ_BUFFER);
+    let mut buf = vec![0u8; cap];
+    let (digest, n) = crate::digest::hash_reader(&f, &mut buf, progress).map_err(io_err)?;
     if n != file.stat.size {
         return Err(ManifestError::ChangedWhileHashing {
             path: file.abs.clone(),
@@ -65,9 +89,8 @@ pub fn hash_found(
         });
     }
     if let Some(c) = cache {
-        if let Ok(m) = fs::metadata(&file.abs) {
-            c.store(file, started, &FileStat::from_metadata(&m), digest);
-        }
+        let after = FileStat::from_metadata(&f.metadata().map_err(io_err)?);
+        c.store(file, started, &opened, &after, digest);
     }
     Ok(digest)
 }
@@ -121,6 +144,42 @@ pub fn hash_files(
     result
 }
 
+/// The header digest (SHA-256 of the first 8 + N bytes) of every
+/// safetensors shard among `files`, by manifest path. A shard without a
+/// readable header gets none (the structural check names what is wrong).
+pub fn header_digests(
+    files: &[FoundFile],
+    threads: usize,
+) -> Result<Vec<(String, Sha256Digest)>, ManifestError> {
+    let shards: Vec<&FoundFile> = files
+        .iter()
+        .filter(|f| crate::safetensors::is_shard_path(&f.rel))
+        .collect();
+    let digests = with_threads(threads, || {
+        shards
+            .par_iter()
+            .map(|f| (f, crate::safetensors::header_digest(&f.abs)))
+            .collect::<Vec<_>>()
+    })?;
+    let mut out = Vec::new();
+    for (f, d) in digests {
+        match d {
+            Ok(Some(d)) => out.push((f.rel.clone(), d)),
+            Ok(None) => {}
+            Err(crate::safetensors::SafetensorsError::Io { path, source }) => {
+                return Err(ManifestError::Io { path, source })
+            }
+            Err(e) => {
+                return Err(ManifestError::Io {
+                    path: f.abs.clone(),
+                    source: io::Error::other(e.to_string()),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Builds the manifest of a directory (or of a single file).
 pub fn build(
     root: &Path,
@@ -133,32 +192,8 @@ pub fn build(
     let mut m = Manifest::from_entries(entries, &origin)?;
     // v1.1: the header digest of every safetensors shard (its first 8 + N
     // bytes, read again after hashing: a few megabytes for a checkpoint).
-    let shards: Vec<&FoundFile> = files
-        .iter()
-        .filter(|f| crate::safetensors::is_shard_path(&f.rel))
-        .collect();
-    let digests = with_threads(opts.threads, || {
-        shards
-            .par_iter()
-            .map(|f| (f, crate::safetensors::header_digest(&f.abs)))
-            .collect::<Vec<_>>()
-    })?;
-    for (f, d) in digests {
-        match d {
-            Ok(Some(d)) => m.set_header_sha256(&f.rel, d, &origin)?,
-            // No readable header: the entry carries no header digest, and
-            // the structural check names what is wrong with the shard.
-            Ok(None) => {}
-            Err(crate::safetensors::SafetensorsError::Io { path, source }) => {
-                return Err(ManifestError::Io { path, source })
-            }
-            Err(e) => {
-                return Err(ManifestError::Io {
-                    path: f.abs.clone(),
-                    source: io::Error::other(e.to_string()),
-                })
-            }
-        }
+    for (path, d) in header_digests(&files, opts.threads)? {
+        m.set_header_sha256(&path, d, &origin)?;
     }
     Ok(m)
 }

@@ -35,14 +35,19 @@ mod check;
 mod diff;
 mod hash;
 mod parse;
+pub mod portable;
 mod render;
 mod walk;
 
 pub use check::{check, file_check_id, structure_check, CheckOptions};
 pub use diff::{diff, Diff};
-pub use hash::{build, hash_files, hash_found, with_threads, BuildOptions, HashCache};
+pub use hash::{
+    build, hash_files, hash_found, header_digests, with_threads, BuildOptions, HashCache,
+};
 pub use parse::{read_capped, Format};
-pub use walk::{scan, scan_all, scan_run_dir, Excludes, FileStat, FoundFile, Problems};
+pub use walk::{
+    scan, scan_all, scan_run_dir, walk_tree, Excludes, FileStat, FoundFile, Problems, Walked,
+};
 
 /// Schema tag of the JSON manifest record.
 pub const MANIFEST_SCHEMA: &str = "proofpack/manifest/v1";
@@ -81,6 +86,13 @@ pub enum ManifestError {
         expected: u64,
         /// Bytes actually hashed.
         actual: u64,
+    },
+    /// v1.1: the path names another file than the scan found (replaced, or
+    /// a parent directory swapped, between listing and reading).
+    #[error("{}: replaced by another file since it was listed (the file opened is not the one found); rerun once the tree is stable", path.display())]
+    ReplacedWhileHashing {
+        /// The file.
+        path: PathBuf,
     },
     /// A manifest file is malformed.
     #[error("{origin}: line {line}: {reason}")]

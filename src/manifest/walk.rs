@@ -181,68 +181,21 @@ fn scan_impl(
         });
     }
     let mut candidates: Vec<(String, PathBuf, bool)> = Vec::new();
-    let mut it = walkdir::WalkDir::new(root)
-        .follow_links(false)
-        .min_depth(1)
-        .into_iter();
-    while let Some(next) = it.next() {
-        let entry = match next {
-            Ok(e) => e,
-            Err(e) => {
-                let p = e.path().unwrap_or(root).to_path_buf();
-                let source = e
-                    .into_io_error()
-                    .unwrap_or_else(|| io::Error::other("directory walk failed"));
-                return Err(io_err(&p, source));
-            }
-        };
-        let relp = entry
-            .path()
-            .strip_prefix(root)
-            .expect("walkdir yields paths under the root");
-        if ex.is_excluded_path(relp) {
-            if entry.file_type().is_dir() {
-                it.skip_current_dir();
-            }
-            continue;
-        }
-        let rel = match relp.to_str() {
-            Some(s) => s.to_string(),
-            None => {
-                problems.push((
-                    relp.to_string_lossy().into_owned(),
-                    "name is not valid UTF-8".into(),
-                ));
-                if entry.file_type().is_dir() {
-                    it.skip_current_dir();
-                }
-                continue;
-            }
-        };
-        let ft = entry.file_type();
-        if ft.is_dir() {
-            continue;
-        }
-        if let Err(r) = validate_path(&rel) {
-            problems.push((rel, r));
-            continue;
-        }
-        if !ft.is_symlink() && !ft.is_file() {
-            problems.push((rel, special_kind(&ft).to_string()));
-            continue;
-        }
-        if strict && ft.is_symlink() {
-            let target = fs::read_link(entry.path())
+    walk_tree(root, &ex, None, |w| match w {
+        Walked::File { rel, abs } => candidates.push((rel, abs, false)),
+        Walked::Symlink { rel, abs } if strict => {
+            let target = fs::read_link(&abs)
                 .map(|t| format!(" to {}", t.display()))
                 .unwrap_or_default();
             problems.push((
                 rel,
                 format!("symlink{target} (a run directory holds regular files only: replace the link with the file itself)"),
             ));
-            continue;
         }
-        candidates.push((rel, entry.into_path(), ft.is_symlink()));
-    }
+        Walked::Symlink { rel, abs } => candidates.push((rel, abs, true)),
+        Walked::Special { rel, kind } => problems.push((rel, kind.to_string())),
+        Walked::BadName { rel, why } => problems.push((rel, why)),
+    })?;
     // stat in parallel: on trees of many small files the walk's stat calls
     // are a large share of the time, and they need no order.
     let stats: Vec<io::Result<fs::Metadata>> = candidates
@@ -310,12 +263,150 @@ fn scan_impl(
         }
     }
     if strict {
+        portable_problems(&files, &mut problems);
         let bad: std::collections::BTreeSet<&str> =
             problems.iter().map(|(p, _)| p.as_str()).collect();
         files.retain(|f| !bad.contains(f.rel.as_str()));
     }
     problems.sort();
     Ok((files, problems))
+}
+
+/// v1.1: the portable-name rule of sealed evidence (contract section
+/// 5.1, [`super::portable`]): every path that holds a name macOS or
+/// Windows would read as another file, and every path equal to an earlier
+/// one (in byte order) after NFC and case folding, naming both.
+fn portable_problems(files: &[FoundFile], problems: &mut Problems) {
+    let mut rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    rels.sort_unstable();
+    let mut seen = super::portable::Collisions::default();
+    for rel in rels {
+        if let Some(why) = super::portable::path_problem(rel) {
+            problems.push((rel.to_string(), format!("not a portable name: {why}")));
+        } else if let Some(other) = seen.register(rel) {
+            problems.push((
+                rel.to_string(),
+                format!("not a portable name: {rel} and {other} are one file on macOS and Windows (equal after Unicode NFC and case folding)"),
+            ));
+        }
+    }
+}
+
+/// One entry found by [`walk_tree`] (directories are walked into, not
+/// reported; symbolic links are reported, not followed).
+#[derive(Debug)]
+pub enum Walked {
+    /// A regular file.
+    File {
+        /// Path relative to the root.
+        rel: String,
+        /// Path on disk.
+        abs: PathBuf,
+    },
+    /// A symbolic link, wherever it points.
+    Symlink {
+        /// Path relative to the root.
+        rel: String,
+        /// Path on disk.
+        abs: PathBuf,
+    },
+    /// A FIFO, socket or device.
+    Special {
+        /// Path relative to the root.
+        rel: String,
+        /// What it is ("FIFO (named pipe)", "socket", ...).
+        kind: &'static str,
+    },
+    /// A name that cannot be a listed path: not UTF-8 (shown lossily, and
+    /// not walked into when a directory), or refused by [`validate_path`].
+    BadName {
+        /// The path relative to the root, lossily decoded when not UTF-8.
+        rel: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// Walks the directory `root` without following symbolic links, giving
+/// every entry not `excluded` to `visit`; reads no content. With `max`,
+/// stops after that many entries and returns true (the walk was cut
+/// short). The one walker of a tree: [`scan`] and the receipt's artifact
+/// folders use it.
+pub fn walk_tree(
+    root: &Path,
+    excluded: &Excludes,
+    max: Option<usize>,
+    mut visit: impl FnMut(Walked),
+) -> Result<bool, ManifestError> {
+    let mut seen = 0usize;
+    let mut it = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter();
+    while let Some(next) = it.next() {
+        let entry = match next {
+            Ok(e) => e,
+            Err(e) => {
+                let p = e.path().unwrap_or(root).to_path_buf();
+                let source = e
+                    .into_io_error()
+                    .unwrap_or_else(|| io::Error::other("directory walk failed"));
+                return Err(ManifestError::Io { path: p, source });
+            }
+        };
+        let relp = entry
+            .path()
+            .strip_prefix(root)
+            .expect("walkdir yields paths under the root");
+        if excluded.is_excluded_path(relp) {
+            if entry.file_type().is_dir() {
+                it.skip_current_dir();
+            }
+            continue;
+        }
+        if max.is_some_and(|m| seen >= m) {
+            return Ok(true);
+        }
+        seen += 1;
+        let ft = entry.file_type();
+        let rel = match relp.to_str() {
+            Some(s) => s.to_string(),
+            None => {
+                if ft.is_dir() {
+                    it.skip_current_dir();
+                }
+                visit(Walked::BadName {
+                    rel: relp.to_string_lossy().into_owned(),
+                    why: "name is not valid UTF-8".into(),
+                });
+                continue;
+            }
+        };
+        if ft.is_dir() {
+            continue;
+        }
+        if let Err(why) = validate_path(&rel) {
+            visit(Walked::BadName { rel, why });
+            continue;
+        }
+        if ft.is_symlink() {
+            visit(Walked::Symlink {
+                rel,
+                abs: entry.into_path(),
+            });
+        } else if ft.is_file() {
+            visit(Walked::File {
+                rel,
+                abs: entry.into_path(),
+            });
+        } else {
+            visit(Walked::Special {
+                rel,
+                kind: special_kind(&ft),
+            });
+        }
+    }
+    Ok(false)
 }
 
 fn special_kind(ft: &fs::FileType) -> &'static str {

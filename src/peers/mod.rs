@@ -8,19 +8,20 @@
 //!
 //! Every definition is the producing tool's own, read in its source and
 //! cited in docs/peers.md; statistics are numpy's, reproduced exactly
-//! ([`numpy`]). Floats are compared with a relative tolerance of 1e-9
-//! ([`serving::REL_TOLERANCE`]), counts exactly. A field that the file
+//! ([`crate::numpy`]). Floats are compared with a relative tolerance of 1e-9
+//! ([`tolerance::REL_TOLERANCE`]), counts exactly. A field that the file
 //! cannot support is `ok: null` with the reason, never a pass.
 
 pub mod claims;
+pub mod duration;
 pub mod inferencex;
 pub mod json;
-pub mod numpy;
 pub mod receipt;
-pub mod receipt_points;
 pub mod results;
 pub mod serving;
 pub mod sglang;
+pub mod stat_key;
+pub mod tolerance;
 pub mod vllm;
 
 use std::path::Path;
@@ -75,7 +76,7 @@ pub fn check_objects(
     let mut checked = Vec::new();
     let n = objects.len();
     for (i, obj) in objects.iter().enumerate() {
-        let detected = serving::detect(obj);
+        let detected = detect(obj);
         let def: &'static ToolDef = match (format, detected) {
             (_, None) => {
                 return Err(ResultsError::Format {
@@ -100,6 +101,19 @@ pub fn check_objects(
         objects,
         checked,
     })
+}
+
+/// Which definitions fit an object's keys: `Some(def)`, or `None` when it
+/// is not a result of either client.
+pub fn detect(obj: &ResultObject) -> Option<&'static ToolDef> {
+    use self::{sglang::SGLANG, vllm::VLLM};
+    let has = |k: &str| obj.get(k).is_some() || obj.arrays.lengths().iter().any(|(a, _)| *a == k);
+    if !(has("completed") || has("duration")) {
+        return None;
+    }
+    let v = VLLM.markers.iter().filter(|k| has(k)).count();
+    let s = SGLANG.markers.iter().filter(|k| has(k)).count();
+    Some(if s > v { &SGLANG } else { &VLLM })
 }
 
 /// "N of M checks (first ids, ...)": the failed part of a verdict line.

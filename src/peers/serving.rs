@@ -4,27 +4,15 @@
 
 use serde_json::{json, Value};
 
+pub use super::stat_key::Family;
+pub use super::tolerance::{close, REL_TOLERANCE};
+
+use super::duration::{check_duration, ArraysState};
 use super::json::Scalar;
-use super::numpy::Stats;
 use super::results::{Arrays, ResultObject};
+use super::stat_key::{family_values, parse_stat_key, Stat};
+use crate::numpy::Stats;
 use crate::report::Check;
-
-/// Relative tolerance for floats: the files store full float64 values, so
-/// a recomputation by the same definitions agrees to rounding.
-pub const REL_TOLERANCE: f64 = 1e-9;
-
-/// A per-request metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// Time to first token.
-    Ttft,
-    /// Time per output token after the first.
-    Tpot,
-    /// Inter-token (inter-chunk) latency, all gaps flattened.
-    Itl,
-    /// End-to-end latency.
-    E2el,
-}
 
 /// How a throughput field is defined (all divide by `duration`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,11 +55,6 @@ pub struct ToolDef {
     pub markers: &'static [&'static str],
 }
 
-/// True when `a` and `b` agree within [`REL_TOLERANCE`].
-pub fn close(a: f64, b: f64) -> bool {
-    a == b || (a - b).abs() <= REL_TOLERANCE * a.abs().max(b.abs())
-}
-
 /// What was recomputed from one result's arrays (for the claims and row
 /// cross-checks).
 #[derive(Debug, Clone)]
@@ -108,83 +91,6 @@ pub struct Checked {
     pub summary_only: bool,
     /// What the arrays gave, when they were usable.
     pub recomputed: Option<Recomputed>,
-}
-
-/// A `<stat>` of a `<stat>_<metric>_ms` key.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Stat {
-    /// `np.mean`.
-    Mean,
-    /// `np.median`.
-    Median,
-    /// `np.std`.
-    Std,
-    /// `np.max`.
-    Max,
-    /// `np.percentile(.., p)`.
-    P(f64),
-}
-
-/// Splits `p99_ttft_ms` into `(P(99), "ttft")`.
-pub fn parse_stat_key(key: &str) -> Option<(Stat, &str)> {
-    let body = key.strip_suffix("_ms")?;
-    let (stat, metric) = body.split_once('_')?;
-    let stat = match stat {
-        "mean" => Stat::Mean,
-        "median" => Stat::Median,
-        "std" => Stat::Std,
-        "max" => Stat::Max,
-        p => {
-            let digits = p.strip_prefix('p')?;
-            let ok = !digits.is_empty()
-                && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-                && digits.bytes().filter(|b| *b == b'.').count() <= 1
-                && !digits.starts_with('.')
-                && !digits.ends_with('.');
-            let v: f64 = if ok {
-                digits.parse().ok()?
-            } else {
-                return None;
-            };
-            if !(0.0..=100.0).contains(&v) {
-                return None;
-            }
-            Stat::P(v)
-        }
-    };
-    Some((stat, metric))
-}
-
-impl Stat {
-    fn apply(self, s: &Stats) -> f64 {
-        match self {
-            Stat::Mean => s.mean(),
-            Stat::Median => s.median(),
-            Stat::Std => s.std(),
-            Stat::Max => s.max(),
-            Stat::P(p) => s.percentile(p),
-        }
-    }
-    fn numpy(self) -> String {
-        match self {
-            Stat::Mean => "np.mean".into(),
-            Stat::Median => "np.median".into(),
-            Stat::Std => "np.std".into(),
-            Stat::Max => "np.max".into(),
-            Stat::P(p) => format!("np.percentile(.., {p})"),
-        }
-    }
-}
-
-fn family_values(f: Family) -> &'static str {
-    match f {
-        Family::Ttft => "ttfts of successful requests",
-        Family::Tpot => {
-            "(latencies - ttfts) / (output_lens - 1) of successful requests with output_lens > 1"
-        }
-        Family::Itl => "every itls entry of successful requests, flattened",
-        Family::E2el => "latencies of successful requests",
-    }
 }
 
 /// Which requests succeeded, and how that was decided.
@@ -264,6 +170,7 @@ fn published(id: &str, key: &str, v: &Scalar) -> Result<f64, Check> {
 /// True for a key that names a measured result (a throughput, a latency,
 /// a token count) rather than a run parameter.
 fn looks_like_result(key: &str) -> bool {
+    let key = key.to_lowercase();
     const WORDS: [&str; 8] = [
         "throughput",
         "goodput",
@@ -404,14 +311,42 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
     let duration = obj.num("duration");
     let completed_f = obj.num("completed");
     let failed_f = obj.num("failed");
+    let arrays_state = match (&blocked, summary_only) {
+        (Some(why), _) => ArraysState::Blocked(why),
+        (None, true) => ArraysState::SummaryOnly,
+        (None, false) => ArraysState::Usable(n),
+    };
+    let duration_check = |id: &str, key: &str, value: &Scalar| {
+        let st = match &arrays_state {
+            ArraysState::Blocked(w) => ArraysState::Blocked(w),
+            ArraysState::SummaryOnly => ArraysState::SummaryOnly,
+            ArraysState::Usable(n) => ArraysState::Usable(*n),
+        };
+        check_duration(id, key, value, &obj.arrays, st)
+    };
+    // The throughputs divide by `duration`: a duration the arrays refute
+    // makes them not checkable (they would only echo it).
+    let duration_failed = obj.get("duration").and_then(|v| {
+        let c = duration_check(&format!("{prefix}.duration"), "duration", v);
+        (c.failed() && !c.detail.starts_with(crate::report::NOT_CHECKABLE))
+            .then(|| format!("{}.duration failed: the arrays refute the duration", prefix))
+    });
     for (key, value) in &obj.fields {
-        let canon = key.strip_suffix(':').unwrap_or(key);
-        let id = format!("{prefix}.{canon}");
+        // Keys are matched case-insensitively (v1.1): `P99_TTFT_MS` is
+        // checked under its own id, never passed over.
+        let written = key.strip_suffix(':').unwrap_or(key);
+        let id = format!("{prefix}.{written}");
+        let lower = written.to_lowercase();
+        let canon = lower.as_str();
         let spelled = if canon != key {
             format!(" (spelled {key:?} in the file)")
         } else {
             String::new()
         };
+        if canon == "duration" {
+            checks.push(duration_check(&id, written, value));
+            continue;
+        }
         if let Some((_, why)) = def.unsupported.iter().find(|(k, _)| *k == canon) {
             checks.push(Check::skip(id, format!("{canon}{spelled}: {why}")));
             continue;
@@ -443,7 +378,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                     );
                     checks.push(compare(
                         &id,
-                        canon,
+                        &format!("{canon}{spelled}"),
                         &formula,
                         stat.apply(s) * 1000.0,
                         file,
@@ -514,7 +449,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                 match mine {
                     Some(m) => checks.push(compare(
                         &id,
-                        canon,
+                        &format!("{canon}{spelled}"),
                         &format!("sum({arr} of successful requests)"),
                         m,
                         file,
@@ -540,6 +475,10 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                     checks.push(Check::not_checkable(id, "the file has no numeric duration"));
                     continue;
                 };
+                if let Some(why) = &duration_failed {
+                    checks.push(Check::not_checkable(id, why));
+                    continue;
+                }
                 let (c, i, o, src) = match &recomputed {
                     Some(r) => (
                         Some(r.completed as f64),
@@ -567,7 +506,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
                 match v {
                     Some(v) => checks.push(compare(
                         &id,
-                        canon,
+                        &format!("{canon}{spelled}"),
                         &format!("{} with {src}", formula.text()),
                         v,
                         file,
@@ -600,7 +539,8 @@ fn order_checks(obj: &ResultObject, def: &ToolDef, prefix: &str, checks: &mut Ve
     for (name, _) in def.families {
         let mut pts: Vec<(f64, &str, f64)> = Vec::new();
         for (key, v) in &obj.fields {
-            if let (Some((stat, m)), Some(x)) = (parse_stat_key(key), v.num()) {
+            let lower = key.to_lowercase();
+            if let (Some((stat, m)), Some(x)) = (parse_stat_key(&lower), v.num()) {
                 if m == *name {
                     match stat {
                         Stat::Median => pts.push((50.0, key, x)),
@@ -642,19 +582,6 @@ fn order_checks(obj: &ResultObject, def: &ToolDef, prefix: &str, checks: &mut Ve
     }
 }
 
-/// Which definitions fit an object's keys: `Some(def)`, or `None` when it
-/// is not a result of either client.
-pub fn detect(obj: &ResultObject) -> Option<&'static ToolDef> {
-    use super::{sglang::SGLANG, vllm::VLLM};
-    let has = |k: &str| obj.get(k).is_some() || obj.arrays.lengths().iter().any(|(a, _)| *a == k);
-    if !(has("completed") || has("duration")) {
-        return None;
-    }
-    let v = VLLM.markers.iter().filter(|k| has(k)).count();
-    let s = SGLANG.markers.iter().filter(|k| has(k)).count();
-    Some(if s > v { &SGLANG } else { &VLLM })
-}
-
 /// The published value of `key` as JSON, for reports.
 pub fn field_json(obj: &ResultObject, key: &str) -> Value {
     match obj.get(key) {
@@ -667,15 +594,9 @@ pub fn field_json(obj: &ResultObject, key: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::peers::results::parse_results;
-
-    fn checked(text: &str) -> Checked {
-        let objs = parse_results(text.as_bytes(), std::path::Path::new("t.json")).unwrap();
-        check_object(&objs[0], &crate::peers::vllm::VLLM, "result")
-    }
 
     #[test]
-    fn keys_and_missing_success() {
+    fn keys_and_shown_values() {
         assert_eq!(
             parse_stat_key("p99.9_ttft_ms"),
             Some((Stat::P(99.9), "ttft"))
@@ -688,38 +609,12 @@ mod tests {
         assert_eq!(parse_stat_key("mean_ttft"), None);
         assert!(looks_like_result("input_throughput"));
         assert!(looks_like_result("mean_decode_ms"));
+        assert!(looks_like_result("Output_Throughput"));
         assert!(!looks_like_result("request_rate"));
         assert!(!looks_like_result("burstiness"));
         assert_eq!(shown(1e-300), "1e-300");
         assert_eq!(shown(2.5e20), "2.5e20");
         assert_eq!(shown(199.0), "199");
         assert_eq!(shown(0.000123), "0.000123");
-        // No errors array and completed != entries: success per request is
-        // unknown, so the array fields are ok:null, not failures.
-        let c = checked(
-            r#"{"duration": 2.0, "completed": 1, "ttfts": [0.1, 0.2], "mean_ttft_ms": 150.0, "request_throughput": 0.5}"#,
-        );
-        let mean = c
-            .checks
-            .iter()
-            .find(|c| c.id == "result.mean_ttft_ms")
-            .unwrap();
-        assert_eq!(mean.ok(), None, "{mean:?}");
-        let rt = c
-            .checks
-            .iter()
-            .find(|c| c.id == "result.request_throughput")
-            .unwrap();
-        assert_eq!(rt.ok(), Some(true), "{rt:?}");
-        // completed equal to the entries: all successful, recomputed.
-        let c = checked(
-            r#"{"duration": 2.0, "completed": 2, "ttfts": [0.1, 0.2], "mean_ttft_ms": 150.0}"#,
-        );
-        let mean = c
-            .checks
-            .iter()
-            .find(|c| c.id == "result.mean_ttft_ms")
-            .unwrap();
-        assert_eq!(mean.ok(), Some(true), "{mean:?}");
     }
 }

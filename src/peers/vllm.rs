@@ -59,3 +59,32 @@ pub const VLLM: ToolDef = ToolDef {
         "max_concurrent_requests",
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::VLLM;
+    use crate::peers::results::parse_results;
+    use crate::peers::serving::{check_object, Checked};
+
+    fn checked(text: &str) -> Checked {
+        let objs = parse_results(text.as_bytes(), std::path::Path::new("t.json")).unwrap();
+        check_object(&objs[0], &VLLM, "result")
+    }
+
+    #[test]
+    fn missing_success() {
+        // No errors array and completed != entries: success per request is
+        // unknown, so the array fields are ok:null, not failures.
+        let c = checked(
+            r#"{"duration": 2.0, "completed": 1, "ttfts": [0.1, 0.2], "mean_ttft_ms": 150.0, "request_throughput": 0.5}"#,
+        );
+        let get = |c: &Checked, id: &str| c.checks.iter().find(|x| x.id == id).unwrap().ok();
+        assert_eq!(get(&c, "result.mean_ttft_ms"), None);
+        assert_eq!(get(&c, "result.request_throughput"), Some(true));
+        // completed equal to the entries: all successful, recomputed.
+        let c = checked(
+            r#"{"duration": 2.0, "completed": 2, "ttfts": [0.1, 0.2], "mean_ttft_ms": 150.0}"#,
+        );
+        assert_eq!(get(&c, "result.mean_ttft_ms"), Some(true));
+    }
+}

@@ -1,99 +1,80 @@
-//! Finding what a write-up publishes: the "Pinned inputs" and "Measured
-//! points" tables, by heading or else by header row (exactly one of each),
-//! the rows with more cells than their header, and the bundle digest its
-//! prose states.
+//! Every table of the rendered write-up classified (closed world): the one
+//! pinned-inputs table (header `Input | Value`), the measured-points tables
+//! (any table whose header has a cell of the measured-points vocabulary,
+//! wherever it stands and under whatever heading), and the rest, kept so
+//! that they are reported as not checked. Also the bundle digest its prose
+//! states.
 
 use crate::digest::Sha256Digest;
 
-use super::markdown::{Prose, RawTable};
-use super::{values, PublicationError};
+use super::document::{Document, ProseKind, Table};
+use super::grammar::{self, MEASURED_MARKERS};
+use super::{values, PublicationError, UncheckedTable};
 
-pub(super) const PINNED: &str = "Pinned inputs";
-pub(super) const MEASURED: &str = "Measured points";
+/// The tables of a write-up, by kind.
+pub(super) struct Found<'d> {
+    pub pinned: Option<&'d Table>,
+    pub measured: Vec<&'d Table>,
+    pub unchecked: Vec<UncheckedTable>,
+}
 
-fn heading_is(t: &RawTable, name: &str) -> bool {
-    t.heading.as_deref().is_some_and(|h| {
-        h.trim()
-            .trim_end_matches('¶')
-            .trim()
-            .eq_ignore_ascii_case(name)
+fn is_pinned(t: &Table) -> bool {
+    let h = |i: usize| t.header.get(i).map(|c| c.text.to_lowercase());
+    h(0).as_deref() == Some("input") && h(1).as_deref() == Some("value")
+}
+
+/// A header cell that reads as a measured-points column, or starts with a
+/// word only such a column starts with.
+fn is_measured(t: &Table) -> bool {
+    t.header.iter().any(|c| {
+        let first = c
+            .text
+            .split(|ch: char| !ch.is_alphanumeric())
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        MEASURED_MARKERS.contains(&first.as_str())
+            || grammar::header(&c.text).is_ok_and(|h| h.kind != grammar::ColumnKind::Result)
     })
 }
 
-pub(super) fn header_has(t: &RawTable, word: &str) -> bool {
-    t.header
-        .iter()
-        .any(|h| h.to_ascii_lowercase().contains(word))
-}
-
-/// The one table called `what`: by heading, else by header row.
-pub(super) fn find<'t>(
-    tables: &'t [RawTable],
-    origin: &str,
-    what: &'static str,
-    by_header: impl Fn(&RawTable) -> bool,
-    hint: &'static str,
-) -> Result<&'t RawTable, PublicationError> {
-    let mut by_heading = tables.iter().filter(|t| heading_is(t, what));
-    let pick = match by_heading.next() {
-        Some(first) => {
-            if let Some(second) = by_heading.next() {
-                return Err(PublicationError::Duplicate {
-                    origin: origin.into(),
-                    what,
-                    line: second.line,
-                    first: first.line,
-                });
-            }
-            first
-        }
-        None => {
-            let mut it = tables.iter().filter(|t| by_header(t));
-            let first = it.next().ok_or(PublicationError::NoTable {
-                origin: origin.into(),
-                what,
-                hint,
-            })?;
-            if let Some(second) = it.next() {
-                return Err(PublicationError::Duplicate {
-                    origin: origin.into(),
-                    what,
-                    line: second.line,
-                    first: first.line,
-                });
-            }
-            first
-        }
+pub(super) fn classify<'d>(doc: &'d Document, origin: &str) -> Result<Found<'d>, PublicationError> {
+    let mut found = Found {
+        pinned: None,
+        measured: Vec::new(),
+        unchecked: Vec::new(),
     };
-    Ok(pick)
-}
-
-/// A row with more cells than its header: the extra ones would be lost.
-pub(super) fn overlong(
-    t: &RawTable,
-    origin: &str,
-    what: &'static str,
-) -> Result<(), PublicationError> {
-    match t.overlong.first() {
-        None => Ok(()),
-        Some((line, n)) => Err(PublicationError::ExtraCells {
-            origin: origin.into(),
-            what,
-            line: *line,
-            cells: *n,
-            header: t.header.clone(),
-        }),
+    for t in doc.tables() {
+        if is_pinned(t) {
+            if let Some(first) = found.pinned {
+                return Err(PublicationError::Duplicate {
+                    origin: origin.into(),
+                    line: t.line,
+                    first: first.line,
+                });
+            }
+            found.pinned = Some(t);
+        } else if is_measured(t) {
+            found.measured.push(t);
+        } else {
+            found.unchecked.push(UncheckedTable {
+                line: t.line,
+                header: t.header.iter().map(|c| c.text.clone()).collect(),
+                rows: t.rows.len(),
+            });
+        }
     }
+    Ok(found)
 }
 
 /// The bundle digest stated in prose: a paragraph that mentions a bundle
 /// and "SHA-256 <hex>".
 pub(super) fn bundle_digest(
-    prose: &[Prose],
+    doc: &Document,
     origin: &str,
 ) -> Result<Option<(Sha256Digest, usize)>, PublicationError> {
     let mut found: Option<(Sha256Digest, usize)> = None;
-    for p in prose {
+    for p in doc.prose().filter(|p| p.kind == ProseKind::Paragraph) {
         let lower = p.text.to_ascii_lowercase();
         if !lower.contains("bundle") {
             continue;

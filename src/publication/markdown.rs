@@ -1,251 +1,599 @@
-//! The write-up's text as tables: Markdown (GFM pipe tables, read by
-//! `pulldown-cmark`) and the plain text a docs site exports or a browser
-//! copies, where headings end in `¶` and tables are `| a | b |` lines with
-//! prose right before and after them.
+//! The write-up parsed once, as GitHub renders it: `comrak` (a port of
+//! cmark-gfm, GitHub's renderer) with GitHub's extensions (tables,
+//! strikethrough, autolinks, footnotes), chosen over pulldown-cmark by a
+//! differential test against cmark-gfm itself (docs/format-notes.md,
+//! tests/publication_gfm.rs).
 //!
-//! The export is brought into Markdown's shape line by line, never
-//! rewriting a cell: a line ending in `¶` becomes a heading, and a blank
-//! line is put around every run of `|` lines (GFM would otherwise read the
-//! prose line after a table as one more row). Every line keeps its number
-//! in the original text, for error messages.
+//! The only change made to the text before parsing is the docs-site
+//! pre-pass ([`prepass`]): a line that a docs site exports as a heading
+//! ("Pinned inputs¶") becomes an ATX heading (`## Pinned inputs`). Every
+//! line keeps its number. Nothing is split or joined by hand after that:
+//! the [`Tree`] is the parser's document, flattened into its rendered
+//! blocks (paragraphs, headings, code blocks, HTML blocks, rules, tables)
+//! in order, each with its source line, its rendered text and the
+//! containers it sits in. What the parse finds that can hide or fake
+//! content (raw HTML, footnotes, strikethrough, images, task-list
+//! checkboxes, source lines that render as nothing, such as link reference
+//! definitions) is recorded as a [`Finding`]; the document layer refuses
+//! a write-up with any.
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use std::borrow::Cow;
 
-/// A table as read: the heading above it, its header cells and rows, each
-/// with the line it is on in the original text (1-based).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawTable {
-    /// The nearest heading before the table (without `#` or `¶`), if any.
-    pub heading: Option<String>,
-    /// Header cells.
-    pub header: Vec<String>,
-    /// Line of the header row.
-    pub line: usize,
-    /// Body rows: their line and cells.
-    pub rows: Vec<(usize, Vec<String>)>,
-    /// Rows written with more cells than the header has (GFM drops the
-    /// extra ones): line, cells written.
-    pub overlong: Vec<(usize, usize)>,
+use comrak::nodes::{AstNode, NodeValue};
+use serde_json::{json, Value};
+
+/// Most nodes (blocks, rows, cells and inline spans) a write-up may parse
+/// into: the parser's tree costs about 140 bytes a node, so this bounds
+/// the memory of a read at about 35 MiB whatever the text (contract
+/// section 9).
+pub const MAX_NODES: usize = 250_000;
+
+/// A container a block sits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// A block quote (`> ...`).
+    Quote,
+    /// A list item.
+    Item,
+    /// A footnote definition.
+    Footnote,
 }
 
-/// Cells written in one table line (`|`-separated, outside code spans and
-/// not escaped), leading and trailing pipes not counted as cells.
-fn cells_written(line: &str) -> usize {
-    let mut n = 0usize;
-    let mut in_code = false;
-    let mut prev = '\0';
-    let t = line.trim();
-    let body = t.strip_prefix('|').unwrap_or(t);
-    let body = body
-        .strip_suffix('|')
-        .filter(|b| !b.ends_with('\\'))
-        .unwrap_or(body);
-    for c in body.chars() {
-        match c {
-            '`' => in_code = !in_code,
-            '|' if !in_code && prev != '\\' => n += 1,
-            _ => {}
-        }
-        prev = c;
-    }
-    n + 1
+/// What a rendered block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// A paragraph.
+    Paragraph,
+    /// A heading of this level.
+    Heading(u8),
+    /// A code block (fenced or indented): its text verbatim.
+    Code,
+    /// A raw HTML block: its text verbatim.
+    Html,
+    /// A thematic break.
+    Rule,
+    /// A table.
+    Table,
 }
 
-/// A paragraph of prose and its first line.
+/// A table cell as rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prose {
-    /// The text (soft breaks as spaces).
+pub struct RawCell {
+    /// The rendered text (entities decoded, emphasis and code marks gone),
+    /// whitespace as rendered.
     pub text: String,
-    /// Its first line in the original text.
+    /// Line and column (1-based, bytes) where the cell starts.
     pub line: usize,
+    /// Column of the cell.
+    pub column: usize,
 }
 
-fn is_table_line(l: &str) -> bool {
-    l.trim_start().starts_with('|')
+/// A table row as rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRow {
+    /// Its line.
+    pub line: usize,
+    /// Its cells (as many as the header has: cmark-gfm pads and drops).
+    pub cells: Vec<RawCell>,
+    /// Cells written in the source line (more than the header has are
+    /// dropped by cmark-gfm and never shown).
+    pub written: usize,
 }
 
-/// The export normalised into Markdown, with the original line number of
-/// every normalised line.
-fn normalise(text: &str) -> (String, Vec<usize>) {
-    let mut out = String::with_capacity(text.len() + 64);
-    let mut map = Vec::new();
-    let mut prev_table = false;
-    let mut prev_blank = true;
-    let push = |out: &mut String, map: &mut Vec<usize>, line: &str, n: usize| {
-        out.push_str(line);
-        out.push('\n');
-        map.push(n);
+/// A rendered block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawBlock {
+    /// What it is.
+    pub kind: BlockKind,
+    /// Its first line.
+    pub line: usize,
+    /// Its last line.
+    pub end_line: usize,
+    /// The rendered text (paragraphs, headings: inline text with soft and
+    /// hard breaks as spaces; code and HTML blocks: verbatim).
+    pub text: String,
+    /// Rows of a table, the header first.
+    pub rows: Vec<RawRow>,
+    /// The containers it sits in, outermost first.
+    pub containers: Vec<Container>,
+}
+
+/// Something the parse found that can hide or fake content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Line (1-based).
+    pub line: usize,
+    /// Column (1-based, bytes).
+    pub column: usize,
+    /// What it is, for the refusal.
+    pub what: String,
+}
+
+/// The parsed write-up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// Rendered blocks, in order.
+    pub blocks: Vec<RawBlock>,
+    /// What can hide or fake content, in order of position.
+    pub findings: Vec<Finding>,
+    /// Lines the pre-pass turned into headings.
+    pub prepass_lines: Vec<usize>,
+}
+
+/// The parse gave up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// More than [`MAX_NODES`] nodes.
+    #[error("the write-up parses into more than {MAX_NODES} blocks, cells and inline spans; this is not a write-up proofpack reads")]
+    TooComplex,
+}
+
+/// True if `line` is one the docs-site pre-pass turns into a heading: its
+/// last character other than white space is `¶`, it starts with a letter,
+/// a digit or `#`, and it has no `|` (a `|…|¶` line is a table row, as
+/// cmark-gfm renders it).
+pub fn prepass_qualifies(line: &str) -> bool {
+    let t = line.trim_end();
+    let Some(body) = t.strip_suffix('¶') else {
+        return false;
     };
-    for (i, raw) in text.lines().enumerate() {
-        let n = i + 1;
-        let line = raw.trim_end();
-        let table = is_table_line(line);
-        if let Some(h) = line.strip_suffix('¶') {
-            let h = h.trim();
+    let first = t.chars().next().unwrap_or(' ');
+    !body.trim().is_empty() && (first.is_alphanumeric() || first == '#') && !t.contains('|')
+}
+
+/// The docs-site pre-pass: every line that [`prepass_qualifies`] becomes
+/// `## <text>` (its `¶`, leading `#`s and surrounding space removed); every
+/// other byte is kept. Returns the text and the lines changed.
+pub fn prepass(text: &str) -> (Cow<'_, str>, Vec<usize>) {
+    let mut changed = Vec::new();
+    for (i, l) in text.split('\n').enumerate() {
+        if prepass_qualifies(l.strip_suffix('\r').unwrap_or(l)) {
+            changed.push(i + 1);
+        }
+    }
+    if changed.is_empty() {
+        return (Cow::Borrowed(text), changed);
+    }
+    let mut out = String::with_capacity(text.len() + 2 * changed.len());
+    let mut next = changed.iter().peekable();
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if next.peek() == Some(&&(i + 1)) {
+            next.next();
+            let (body, eol) = match l.strip_suffix("\r\n") {
+                Some(b) => (b, "\r\n"),
+                None => match l.strip_suffix('\n') {
+                    Some(b) => (b, "\n"),
+                    None => (l, ""),
+                },
+            };
+            let h = body.trim_end().trim_end_matches('¶').trim();
             let h = h.trim_start_matches('#').trim();
-            push(&mut out, &mut map, "", n);
-            push(&mut out, &mut map, &format!("## {h}"), n);
-            push(&mut out, &mut map, "", n);
-            prev_table = false;
-            prev_blank = true;
+            out.push_str("## ");
+            out.push_str(h);
+            out.push_str(eol);
+        } else {
+            out.push_str(l);
+        }
+    }
+    (Cow::Owned(out), changed)
+}
+
+fn options() -> comrak::Options<'static> {
+    let mut o = comrak::Options::default();
+    o.extension.table = true;
+    o.extension.strikethrough = true;
+    o.extension.autolink = true;
+    o.extension.footnotes = true;
+    o
+}
+
+struct Builder<'s> {
+    lines: Vec<&'s str>,
+    tree: Tree,
+    /// Lines covered by a leaf block.
+    covered: Vec<bool>,
+}
+
+fn find(b: &mut Builder<'_>, line: usize, column: usize, what: impl Into<String>) {
+    b.tree.findings.push(Finding {
+        line,
+        column,
+        what: what.into(),
+    });
+}
+
+fn inline<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, out: &mut String) {
+    for c in n.children() {
+        let d = c.data.borrow();
+        let (line, col) = (d.sourcepos.start.line, d.sourcepos.start.column);
+        match &d.value {
+            NodeValue::Text(t) => out.push_str(t),
+            NodeValue::Code(code) => out.push_str(&code.literal),
+            NodeValue::SoftBreak | NodeValue::LineBreak => out.push(' '),
+            NodeValue::HtmlInline(h) => {
+                find(b, line, col, format!("inline HTML {:?}", short(h)));
+                out.push_str(h);
+            }
+            NodeValue::FootnoteReference(f) => {
+                find(b, line, col, format!("a footnote reference [^{}]", f.name));
+                out.push_str(&format!("[^{}]", f.name));
+            }
+            NodeValue::Strikethrough => {
+                find(
+                    b,
+                    line,
+                    col,
+                    "struck-through text (~~...~~): GitHub shows it as withdrawn",
+                );
+                drop(d);
+                inline(b, c, out);
+            }
+            NodeValue::Image(_) => {
+                find(b, line, col, "an image: what it shows cannot be read");
+                drop(d);
+                inline(b, c, out);
+            }
+            NodeValue::Emph | NodeValue::Strong | NodeValue::Link(_) => {
+                drop(d);
+                inline(b, c, out);
+            }
+            other => {
+                find(
+                    b,
+                    line,
+                    col,
+                    format!(
+                        "an inline {} that proofpack does not read",
+                        kind_name(other)
+                    ),
+                );
+                drop(d);
+                inline(b, c, out);
+            }
+        }
+    }
+}
+
+fn short(s: &str) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+fn kind_name(v: &NodeValue) -> &'static str {
+    match v {
+        NodeValue::FrontMatter(_) => "front matter",
+        NodeValue::DescriptionList | NodeValue::DescriptionItem(_) => "description list",
+        NodeValue::Math(_) => "math span",
+        _ => "construct",
+    }
+}
+
+/// Source lines a paragraph's inline content spans: one, plus each line
+/// break between its top-level inlines, plus the lines an inline itself
+/// spans (a code span or link written over several lines).
+fn content_lines<'a>(n: &'a AstNode<'a>) -> usize {
+    let mut lines = 1;
+    for c in n.children() {
+        let d = c.data.borrow();
+        match d.value {
+            NodeValue::SoftBreak | NodeValue::LineBreak => lines += 1,
+            _ => lines += d.sourcepos.end.line.saturating_sub(d.sourcepos.start.line),
+        }
+    }
+    lines
+}
+
+fn cover(b: &mut Builder<'_>, from: usize, to: usize) {
+    for l in from..=to.max(from) {
+        if let Some(c) = b.covered.get_mut(l) {
+            *c = true;
+        }
+    }
+}
+
+/// A task-list marker at the start of an item's first text: GitHub shows a
+/// checkbox (the tasklist extension is not enabled, so it stays text here).
+fn task_marker(text: &str) -> bool {
+    let t = text.trim_start();
+    let b = t.as_bytes();
+    b.len() >= 3
+        && b[0] == b'['
+        && matches!(b[1], b' ' | b'x' | b'X')
+        && b[2] == b']'
+        && b.get(3).is_none_or(|c| c.is_ascii_whitespace())
+}
+
+fn block<'a>(
+    b: &mut Builder<'_>,
+    n: &'a AstNode<'a>,
+    ctx: &mut Vec<Container>,
+    first_in_item: bool,
+) {
+    let mut first = first_in_item;
+    for c in n.children() {
+        let d = c.data.borrow();
+        let sp = d.sourcepos;
+        let (line, end) = (sp.start.line, sp.end.line);
+        let mk = |kind, text: String, rows| RawBlock {
+            kind,
+            line,
+            end_line: end,
+            text,
+            rows,
+            containers: ctx.clone(),
+        };
+        match &d.value {
+            NodeValue::Paragraph | NodeValue::Heading(_) => {
+                let kind = match &d.value {
+                    NodeValue::Heading(h) => BlockKind::Heading(h.level),
+                    _ => BlockKind::Paragraph,
+                };
+                drop(d);
+                let mut text = String::new();
+                inline(b, c, &mut text);
+                // Link reference definitions at the start of a paragraph are
+                // consumed by the parser: the paragraph then spans more
+                // source lines than its inline content does.
+                if kind == BlockKind::Paragraph && end.saturating_sub(line) + 1 > content_lines(c) {
+                    find(
+                        b,
+                        line,
+                        sp.start.column,
+                        "a line that renders as nothing (a link reference definition)",
+                    );
+                }
+                if first && task_marker(&text) {
+                    find(
+                        b,
+                        line,
+                        sp.start.column,
+                        "a task-list checkbox ([ ] or [x])",
+                    );
+                }
+                cover(b, line, end);
+                b.tree.blocks.push(mk(kind, text, Vec::new()));
+            }
+            NodeValue::CodeBlock(cb) => {
+                let text = cb.literal.clone();
+                cover(b, line, end);
+                b.tree.blocks.push(mk(BlockKind::Code, text, Vec::new()));
+            }
+            NodeValue::HtmlBlock(h) => {
+                find(
+                    b,
+                    line,
+                    sp.start.column,
+                    format!("an HTML block {:?}", short(&h.literal)),
+                );
+                let text = h.literal.clone();
+                cover(b, line, end);
+                b.tree.blocks.push(mk(BlockKind::Html, text, Vec::new()));
+            }
+            NodeValue::ThematicBreak => {
+                cover(b, line, end);
+                b.tree
+                    .blocks
+                    .push(mk(BlockKind::Rule, String::new(), Vec::new()));
+            }
+            NodeValue::Table(_) => {
+                drop(d);
+                let mut rows = Vec::new();
+                for r in c.children() {
+                    let (rl, rc) = {
+                        let p = r.data.borrow().sourcepos.start;
+                        (p.line, p.column)
+                    };
+                    let mut cells = Vec::new();
+                    for cell in r.children() {
+                        let cp = cell.data.borrow().sourcepos.start;
+                        let mut text = String::new();
+                        inline(b, cell, &mut text);
+                        if first && rows.is_empty() && cells.is_empty() && task_marker(&text) {
+                            find(b, rl, cp.column, "a task-list checkbox ([ ] or [x])");
+                        }
+                        cells.push(RawCell {
+                            text,
+                            line: cp.line,
+                            column: cp.column,
+                        });
+                    }
+                    let written = b.lines.get(rl.saturating_sub(1)).map_or(0, |l| {
+                        cells_written(l.get(rc.saturating_sub(1)..).unwrap_or(l))
+                    });
+                    rows.push(RawRow {
+                        line: rl,
+                        cells,
+                        written,
+                    });
+                }
+                cover(b, line, end);
+                b.tree
+                    .blocks
+                    .push(mk(BlockKind::Table, String::new(), rows));
+            }
+            NodeValue::BlockQuote | NodeValue::Item(_) | NodeValue::FootnoteDefinition(_) => {
+                let container = match &d.value {
+                    NodeValue::BlockQuote => Container::Quote,
+                    NodeValue::Item(_) => Container::Item,
+                    _ => {
+                        find(b, line, sp.start.column, "a footnote definition");
+                        Container::Footnote
+                    }
+                };
+                let item = container == Container::Item;
+                drop(d);
+                ctx.push(container);
+                block(b, c, ctx, item);
+                ctx.pop();
+            }
+            NodeValue::List(_) => {
+                drop(d);
+                block(b, c, ctx, false);
+            }
+            other => {
+                let what = format!("a block {} that proofpack does not read", kind_name(other));
+                find(b, line, sp.start.column, what);
+                drop(d);
+                block(b, c, ctx, false);
+            }
+        }
+        first = false;
+    }
+}
+
+/// Parses a write-up (after [`prepass`]) into its rendered blocks.
+pub fn parse(text: &str) -> Result<Tree, ParseError> {
+    // cmark-gfm skips a byte order mark at the start.
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (md, prepass_lines) = prepass(body);
+    let arena = comrak::Arena::new();
+    let too_many = || arena.len() > MAX_NODES;
+    let root = comrak::try_parse_document(&arena, &md, &options(), &too_many)
+        .map_err(|_| ParseError::TooComplex)?;
+    if arena.len() > MAX_NODES {
+        return Err(ParseError::TooComplex);
+    }
+    let lines: Vec<&str> = md.split('\n').collect();
+    let n = lines.len();
+    let mut b = Builder {
+        lines,
+        tree: Tree {
+            prepass_lines,
+            ..Tree::default()
+        },
+        covered: vec![false; n + 2],
+    };
+    block(&mut b, root, &mut Vec::new(), false);
+    uncovered_lines(&mut b);
+    b.tree.findings.sort_by_key(|f| (f.line, f.column));
+    Ok(b.tree)
+}
+
+/// The cells of a table row as GFM splits its source line: at every `|`
+/// not escaped by a backslash, a leading pipe and trailing white space after
+/// the last pipe not counted.
+pub fn cells_written(line: &str) -> usize {
+    let s = line.trim_end_matches('\r').trim_matches([' ', '\t']);
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'|'));
+    let (mut n, mut pending) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' if i + 1 < b.len() => {
+                pending = true;
+                i += 2;
+                continue;
+            }
+            b'|' => {
+                n += 1;
+                pending = false;
+            }
+            b' ' | b'\t' => {}
+            _ => pending = true,
+        }
+        i += 1;
+    }
+    n + usize::from(pending)
+}
+
+/// True for a line of container markers only (`>`, list markers, space).
+fn markers_only(line: &str) -> bool {
+    let mut rest = line.trim();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return true;
+        }
+        if let Some(r) = rest.strip_prefix('>') {
+            rest = r;
             continue;
         }
-        if table != prev_table && !prev_blank && !line.is_empty() {
-            push(&mut out, &mut map, "", n);
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let after = &rest[digits..];
+        let marker = if digits == 0 {
+            after.starts_with(['-', '+', '*']).then_some(1)
+        } else if digits <= 9 {
+            after.starts_with(['.', ')']).then_some(digits + 1)
+        } else {
+            None
+        };
+        match marker {
+            Some(n) if rest[n..].is_empty() || rest[n..].starts_with([' ', '\t']) => {
+                rest = &rest[n..]
+            }
+            _ => return false,
         }
-        push(&mut out, &mut map, line, n);
-        prev_table = table;
-        prev_blank = line.is_empty();
     }
-    (out, map)
 }
 
-/// Every table and paragraph of a write-up, in order.
-pub fn read(text: &str) -> (Vec<RawTable>, Vec<Prose>) {
-    let (md, map) = normalise(text);
-    // Line starts of the normalised text, to turn offsets into lines.
-    let mut starts = vec![0usize];
-    for (i, b) in md.bytes().enumerate() {
-        if b == b'\n' {
-            starts.push(i + 1);
+/// A source line that no rendered block covers and that is not blank or
+/// container markers only: the parser consumed it without rendering it
+/// (link reference definitions, footnote definitions cmark-gfm drops).
+fn uncovered_lines(b: &mut Builder<'_>) {
+    let mut found = Vec::new();
+    for (i, l) in b.lines.iter().enumerate() {
+        let n = i + 1;
+        if b.covered.get(n).copied().unwrap_or(false) {
+            continue;
+        }
+        let l = l.strip_suffix('\r').unwrap_or(l);
+        if !markers_only(l) {
+            found.push(n);
         }
     }
-    let line_of = |off: usize| -> usize {
-        let idx = match starts.binary_search(&off) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        };
-        map.get(idx)
-            .copied()
-            .unwrap_or_else(|| map.last().copied().unwrap_or(1))
-    };
-    let mut tables = Vec::new();
-    let mut prose = Vec::new();
-    let mut heading: Option<String> = None;
-    let mut in_heading = false;
-    let mut heading_text = String::new();
-    let mut table: Option<RawTable> = None;
-    let mut row: Option<(usize, Vec<String>)> = None;
-    let mut cell: Option<String> = None;
-    let mut in_head = false;
-    let mut para: Option<Prose> = None;
-    for (ev, range) in Parser::new_ext(&md, Options::ENABLE_TABLES).into_offset_iter() {
-        match ev {
-            Event::Start(Tag::Heading { .. }) => {
-                in_heading = true;
-                heading_text.clear();
-            }
-            Event::End(TagEnd::Heading(_)) => {
-                in_heading = false;
-                heading = Some(heading_text.trim().to_string());
-            }
-            Event::Start(Tag::Table(_)) => {
-                table = Some(RawTable {
-                    heading: heading.clone(),
-                    header: Vec::new(),
-                    line: line_of(range.start),
-                    rows: Vec::new(),
-                    overlong: Vec::new(),
-                })
-            }
-            Event::End(TagEnd::Table) => {
-                if let Some(t) = table.take() {
-                    tables.push(t);
-                }
-            }
-            Event::Start(Tag::TableHead) => in_head = true,
-            Event::End(TagEnd::TableHead) => in_head = false,
-            Event::Start(Tag::TableRow) => {
-                let line = line_of(range.start);
-                if let Some(t) = table.as_mut() {
-                    let written = md.get(range.clone()).map_or(0, cells_written);
-                    if written > t.header.len() {
-                        t.overlong.push((line, written));
-                    }
-                }
-                row = Some((line, Vec::new()))
-            }
-            Event::End(TagEnd::TableRow) => {
-                if let (Some(t), Some(r)) = (table.as_mut(), row.take()) {
-                    t.rows.push(r);
-                }
-            }
-            Event::Start(Tag::TableCell) => cell = Some(String::new()),
-            Event::End(TagEnd::TableCell) => {
-                let c = cell.take().unwrap_or_default().trim().to_string();
-                if in_head {
-                    if let Some(t) = table.as_mut() {
-                        t.header.push(c);
-                    }
-                } else if let Some(r) = row.as_mut() {
-                    r.1.push(c);
-                }
-            }
-            Event::Start(Tag::Paragraph) => {
-                para = Some(Prose {
-                    text: String::new(),
-                    line: line_of(range.start),
-                })
-            }
-            Event::End(TagEnd::Paragraph) => {
-                if let Some(p) = para.take() {
-                    prose.push(p);
-                }
-            }
-            Event::Text(t) | Event::Code(t) => {
-                if in_heading {
-                    heading_text.push_str(&t);
-                } else if let Some(c) = cell.as_mut() {
-                    c.push_str(&t);
-                } else if let Some(p) = para.as_mut() {
-                    p.text.push_str(&t);
-                }
-            }
-            Event::SoftBreak | Event::HardBreak => {
-                if let Some(p) = para.as_mut() {
-                    p.text.push(' ');
-                } else if let Some(c) = cell.as_mut() {
-                    c.push(' ');
-                }
-            }
-            _ => {}
-        }
+    for n in found {
+        find(b, n, 1, "a line that renders as nothing (a link reference definition, or text the parser consumed)");
     }
-    (tables, prose)
+}
+
+impl Tree {
+    /// The rendered document as the differential test compares it with
+    /// cmark-gfm's (tests/gfm_view.py prints the same shape): per block its
+    /// kind, line, containers and text, per table its rows of cell texts.
+    pub fn view(&self) -> Value {
+        let blocks: Vec<Value> = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let ctx: Vec<&str> = b
+                    .containers
+                    .iter()
+                    .map(|c| match c {
+                        Container::Quote => "quote",
+                        Container::Item => "item",
+                        Container::Footnote => "footnote",
+                    })
+                    .collect();
+                let (t, level) = match b.kind {
+                    BlockKind::Paragraph => ("paragraph", None),
+                    BlockKind::Heading(l) => ("heading", Some(l)),
+                    BlockKind::Code => ("code_block", None),
+                    BlockKind::Html => ("html_block", None),
+                    BlockKind::Rule => ("thematic_break", None),
+                    BlockKind::Table => ("table", None),
+                };
+                let mut v = json!({"t": t, "line": b.line, "ctx": ctx});
+                if let Some(l) = level {
+                    v["level"] = json!(l);
+                }
+                if b.kind == BlockKind::Table {
+                    v["rows"] = b
+                        .rows
+                        .iter()
+                        .map(|r| json!({"line": r.line, "cells": r.cells.iter().map(|c| c.text.as_str()).collect::<Vec<_>>()}))
+                        .collect();
+                } else if b.kind != BlockKind::Rule {
+                    v["text"] = json!(b.text);
+                }
+                v
+            })
+            .collect();
+        Value::Array(blocks)
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn export_layout_becomes_tables_with_original_lines() {
-        let text = "Title¶\nPinned inputs¶\n| Input | Value |\n|---|---|\n| Model | m |\nProse right after.\nMeasured points¶\nIntro.\n| Offered rate | Result |\n|:--|--:|\n| 0.5 request/s | 200/200 within limits |\nThe bundle (SHA-256 abc).\n";
-        let (t, p) = read(text);
-        assert_eq!(t.len(), 2);
-        assert_eq!(t[0].heading.as_deref(), Some("Pinned inputs"));
-        assert_eq!(t[0].header, ["Input", "Value"]);
-        assert_eq!(t[0].line, 3);
-        assert_eq!(
-            t[0].rows,
-            vec![(5, vec!["Model".to_string(), "m".to_string()])]
-        );
-        assert_eq!(t[1].heading.as_deref(), Some("Measured points"));
-        assert_eq!(t[1].rows[0].0, 11);
-        assert!(p
-            .iter()
-            .any(|p| p.text == "Prose right after." && p.line == 6));
-        assert!(p
-            .iter()
-            .any(|p| p.text.contains("SHA-256 abc") && p.line == 12));
-    }
-
-    #[test]
-    fn markdown_headings_and_tables() {
-        let text =
-            "# Report\n\n## Pinned inputs\n\n| Input | Value |\n| --- | --- |\n| Model | `m` |\n";
-        let (t, _) = read(text);
-        assert_eq!(t[0].heading.as_deref(), Some("Pinned inputs"));
-        assert_eq!(t[0].rows[0].1[1], "m");
-    }
-}
+mod tests;

@@ -1,23 +1,23 @@
-//! A published qualification write-up, read as the auditor reads it: its
-//! "Pinned inputs" table, its "Measured points" table and the bundle digest
-//! its prose states (issue 11, contract section 9).
+//! A published qualification write-up, read as GitHub shows it (contract
+//! section 9): parsed once ([`markdown`], a port of cmark-gfm), checked for
+//! anything that can hide or fake content ([`document`]), and every table
+//! of the rendered document classified: a pinned-inputs table (header
+//! `Input | Value`), a measured-points table (a header of the
+//! measured-points vocabulary, wherever it stands), or a table proofpack
+//! does not read, which is kept so that the verdict names it as not
+//! checked. Every header cell and every cell of a table proofpack reads is
+//! consumed completely by its closed grammar ([`grammar`]) or the write-up
+//! is refused, naming the line and the words not understood.
 //!
-//! This module only reads the write-up into typed rows and cells; what each
-//! means for the evidence is decided by the qualify layer (`published`). It
-//! reads Markdown (GFM tables) and the plain text a docs site exports
-//! ([`markdown`]); tables are found by their headings ("Pinned inputs",
-//! "Measured points", any case, with or without a trailing `¶`) or, failing
-//! that, by their header rows. Values are parsed ([`values`]): a row or a
-//! cell that cannot be read is an error naming its line, never guessed at.
-//! A row whose label proofpack does not know is kept ([`Pinned::Text`]) so
-//! that the checks can report it as not mapped: nothing published is
-//! silently dropped.
-//!
-//! This file holds the error type, the rows and cells as read and
-//! [`Publication::parse`]; `find` finds the two tables and the bundle digest
-//! in the prose; `pinned` reads the pinned-inputs rows by their labels;
-//! `points` reads the measured-points rows by their column headers.
+//! This module only reads; what each row means for the evidence is decided
+//! by the qualify layer (`published`). This file holds the error type, the
+//! rows and cells as read and [`Publication::parse`]; `find` classifies the
+//! tables and finds the bundle digest in the prose; `pinned` reads the
+//! pinned-inputs rows by their labels; `points` reads the measured-points
+//! rows by their headers.
 
+pub mod document;
+pub mod grammar;
 pub mod markdown;
 pub mod values;
 
@@ -28,9 +28,9 @@ mod points;
 use std::path::{Path, PathBuf};
 
 use crate::digest::Sha256Digest;
-use find::{bundle_digest, find, header_has, MEASURED, PINNED};
-use pinned::pinned_rows;
-use points::point_rows;
+pub use document::Document;
+pub use grammar::Qualifier;
+pub use pinned::{LabelKind, LABELS};
 pub use values::{slug, Decimal};
 
 /// Largest write-up read.
@@ -57,58 +57,45 @@ pub enum PublicationError {
         /// Why.
         reason: String,
     },
-    /// A table the verification needs is not there.
-    #[error("{origin}: no \"{what}\" table: expected a heading \"{what}\" followed by a pipe table ({hint}), or a table with that header row")]
+    /// Something that can hide or fake what a reader sees.
+    #[error("{origin}:{line}:{column}: {what}")]
+    Refused {
+        /// The write-up.
+        origin: String,
+        /// Line (1-based).
+        line: usize,
+        /// Column (1-based, bytes).
+        column: usize,
+        /// What was found.
+        what: String,
+    },
+    /// No table proofpack reads.
+    #[error("{origin}: no pinned-inputs table (header \"| Input | Value |\") and no measured-points table (header \"| Offered rate | ... |\"): nothing in it is read")]
     NoTable {
         /// The write-up.
         origin: String,
-        /// Which table.
-        what: &'static str,
-        /// The header it was looked for by.
-        hint: &'static str,
     },
-    /// A table is there twice.
-    #[error("{origin}:{line}: a second \"{what}\" table (the first is at line {first}); a write-up publishes one")]
+    /// A pinned-inputs table is there twice.
+    #[error("{origin}:{line}: a second pinned-inputs table (the first is at line {first}); a write-up publishes one")]
     Duplicate {
         /// The write-up.
         origin: String,
-        /// Which table.
-        what: &'static str,
         /// Line of the second.
         line: usize,
         /// Line of the first.
         first: usize,
     },
-    /// A table lacks a column it needs.
-    #[error(
-        "{origin}:{line}: the \"{what}\" table has no {column} column (its header is {header:?})"
-    )]
-    MissingColumn {
+    /// A header cell of a measured-points table is not understood.
+    #[error("{origin}:{line}: header {header:?} of a measured-points table: {reason}")]
+    BadHeader {
         /// The write-up.
         origin: String,
-        /// Which table.
-        what: &'static str,
-        /// Line of its header.
+        /// Its line.
         line: usize,
-        /// The column.
-        column: &'static str,
-        /// The header as read.
-        header: Vec<String>,
-    },
-    /// A row has more cells than the table's header (a cell without a
-    /// column would be dropped).
-    #[error("{origin}:{line}: this row of the \"{what}\" table has {cells} cells, its header {} ({header:?}): a cell without a column cannot be checked", header.len())]
-    ExtraCells {
-        /// The write-up.
-        origin: String,
-        /// Which table.
-        what: &'static str,
-        /// The row's line.
-        line: usize,
-        /// Cells written in the row.
-        cells: usize,
-        /// The header as read.
-        header: Vec<String>,
+        /// The header cell.
+        header: String,
+        /// What was not understood.
+        reason: String,
     },
     /// A row of the pinned-inputs table cannot be read.
     #[error("{origin}:{line}: row {label:?}: {reason}")]
@@ -122,7 +109,7 @@ pub enum PublicationError {
         /// What was expected.
         reason: String,
     },
-    /// A cell of the measured-points table cannot be read.
+    /// A cell of a measured-points table cannot be read.
     #[error("{origin}:{line}: column {column:?}: {cell:?}: {reason}")]
     BadCell {
         /// The write-up.
@@ -223,30 +210,54 @@ pub struct PinnedRow {
     pub extra: Vec<(String, String)>,
 }
 
+/// What a rate or throughput is divided by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    /// The whole fleet (nothing).
+    Fleet,
+    /// Each attested GPU of the fleet.
+    Gpu,
+    /// Each engine of the run.
+    Engine,
+}
+
 /// A numeric metric of the measured-points table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
     /// The send rate as measured (proofpack's own table has it).
     SentRate,
     /// Completed requests per second, including drain.
-    CompletedRate,
+    CompletedRate(Per),
     /// Output tokens per second, including drain.
-    OutputThroughput,
-    /// TTFT percentile (50, 95, 99).
-    Ttft(u8),
-    /// TPOT percentile.
-    Tpot(u8),
+    OutputThroughput(Per),
+    /// TTFT percentile, in hundredths (p99.9 is 9990).
+    Ttft(u16),
+    /// TPOT percentile, in hundredths.
+    Tpot(u16),
+}
+
+/// `p50`, `p99.9`: a percentile in hundredths as written in a key.
+pub fn percentile_name(p: u16) -> String {
+    let s = format!("{}.{:02}", p / 100, p % 100);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("p{s}")
 }
 
 impl Metric {
-    /// The id part of the metric (`ttft_s.p95`), as in qualification claims.
+    /// The id part of the metric (`ttft_s.p95`, `output_throughput.per_gpu`),
+    /// as in qualification claims.
     pub fn key(self) -> String {
+        let per = |base: &str, p: Per| match p {
+            Per::Fleet => base.to_string(),
+            Per::Gpu => format!("{base}.per_gpu"),
+            Per::Engine => format!("{base}.per_engine"),
+        };
         match self {
             Metric::SentRate => "sent_rate".into(),
-            Metric::CompletedRate => "completed_rate".into(),
-            Metric::OutputThroughput => "output_throughput".into(),
-            Metric::Ttft(p) => format!("ttft_s.p{p}"),
-            Metric::Tpot(p) => format!("tpot_ms.p{p}"),
+            Metric::CompletedRate(p) => per("completed_rate", p),
+            Metric::OutputThroughput(p) => per("output_throughput", p),
+            Metric::Ttft(p) => format!("ttft_s.{}", percentile_name(p)),
+            Metric::Tpot(p) => format!("tpot_ms.{}", percentile_name(p)),
         }
     }
 }
@@ -280,8 +291,6 @@ pub enum CellValue {
         /// Cancelled, when stated.
         cancelled: Option<u64>,
     },
-    /// A column proofpack does not know: the text as written.
-    Unmapped(String),
 }
 
 /// A cell and the column it is in.
@@ -289,16 +298,19 @@ pub enum CellValue {
 pub struct Cell {
     /// The column header as published.
     pub column: String,
-    /// The id part of the check (`ttft_s.p95`, `result`, or the column's slug).
+    /// The id part of the check (`ttft_s.p95`, `result`).
     pub key: String,
+    /// Its line.
+    pub line: usize,
     /// The value.
     pub value: CellValue,
 }
 
-/// One row of the measured-points table.
+/// One offered rate of the measured-points tables: its cells from every
+/// table that publishes the rate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointRow {
-    /// Its line.
+    /// The line of its first row.
     pub line: usize,
     /// The offered rate, requests/s, as published.
     pub offered: Decimal,
@@ -306,15 +318,34 @@ pub struct PointRow {
     pub cells: Vec<Cell>,
 }
 
+/// A table of the rendered write-up that is neither a pinned-inputs nor a
+/// measured-points table: not checked, and named in the verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UncheckedTable {
+    /// Line of its header row.
+    pub line: usize,
+    /// Its header cells.
+    pub header: Vec<String>,
+    /// Its body rows.
+    pub rows: usize,
+}
+
 /// A write-up, read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Publication {
     /// Where it came from.
     pub origin: String,
+    /// The whole rendered document (prose and tables), for checks over
+    /// its prose.
+    pub document: Document,
     /// The pinned-inputs rows, in order.
     pub pinned: Vec<PinnedRow>,
-    /// The measured-points rows, in order.
+    /// The measured-points rows, by offered rate, in order.
     pub points: Vec<PointRow>,
+    /// Line of each measured-points table's header row.
+    pub measured_tables: Vec<usize>,
+    /// Tables that proofpack does not read.
+    pub unchecked_tables: Vec<UncheckedTable>,
     /// The bundle digest the prose states ("... bundle ... (SHA-256 `<hex>`)"),
     /// with its line.
     pub bundle: Option<(Sha256Digest, usize)>,
@@ -349,36 +380,27 @@ impl Publication {
 
     /// Parses write-up text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Publication, PublicationError> {
-        let (tables, prose) = markdown::read(text);
-        if tables.is_empty() {
+        let document = Document::parse(text, origin)?;
+        let found = find::classify(&document, origin)?;
+        let pinned = match found.pinned {
+            Some(t) => pinned::pinned_rows(t, origin)?,
+            None => Vec::new(),
+        };
+        let points = points::point_rows(&found.measured, origin)?;
+        if found.pinned.is_none() && found.measured.is_empty() {
             return Err(PublicationError::NoTable {
                 origin: origin.into(),
-                what: PINNED,
-                hint: "| Input | Value |",
             });
         }
-        let pinned_t = find(
-            &tables,
-            origin,
-            PINNED,
-            |t| header_has(t, "input") && header_has(t, "value"),
-            "| Input | Value |",
-        )?;
-        let measured_t = find(
-            &tables,
-            origin,
-            MEASURED,
-            |t| header_has(t, "offered"),
-            "| Offered rate | ... |",
-        )?;
-        let pinned = pinned_rows(pinned_t, origin)?;
-        let points = point_rows(measured_t, origin)?;
-        let bundle = bundle_digest(&prose, origin)?;
+        let bundle = find::bundle_digest(&document, origin)?;
         Ok(Publication {
             origin: origin.into(),
+            measured_tables: found.measured.iter().map(|t| t.line).collect(),
+            unchecked_tables: found.unchecked,
             pinned,
             points,
             bundle,
+            document,
         })
     }
 }

@@ -1,34 +1,120 @@
-//! The pinned-inputs rows: each label ("Engine", "... SHA-256", "Workload",
-//! "Latency budgets", ...) mapped to the kind of value it pins, and the
-//! value parsed; a label proofpack does not know is kept as text.
+//! The pinned-inputs rows: each label matched against [`LABELS`] (the
+//! closed list of labels proofpack knows, each with the closed grammar of
+//! its value in [`grammar`]), and the value consumed completely by that
+//! grammar or the write-up refused. A label proofpack does not know is
+//! kept as text ([`Pinned::Text`]): its row is checked only against a fact
+//! the publisher declares, and said so.
 
-use crate::digest::Sha256Digest;
+use super::document::Table;
+use super::grammar::{self, Slot};
+use super::{slug, Decimal, Pinned, PinnedRow, PublicationError, Workload};
 
-use super::find::{overlong, PINNED};
-use super::markdown::RawTable;
-use super::{slug, values, Decimal, Pinned, PinnedRow, PublicationError, Workload};
+/// How a label is matched (any case, runs of white space as one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelMatch {
+    /// The whole label.
+    Is(&'static str),
+    /// The label's last words.
+    EndsWith(&'static str),
+}
 
-pub(super) fn pinned_rows(t: &RawTable, origin: &str) -> Result<Vec<PinnedRow>, PublicationError> {
-    overlong(t, origin, PINNED)?;
-    if t.header.len() < 2 {
-        return Err(PublicationError::MissingColumn {
-            origin: origin.into(),
-            what: PINNED,
-            line: t.line,
-            column: "value",
-            header: t.header.clone(),
-        });
+/// What a known label pins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelKind {
+    /// "Checkpoint weights": shard count and weights manifest digest.
+    Weights,
+    /// "Engine".
+    Engine,
+    /// "Accelerator per engine".
+    Accelerator,
+    /// "Model".
+    Model,
+    /// "... latency budgets".
+    Budgets,
+    /// "Workload".
+    Workload,
+    /// "... SHA-256": a digest.
+    Digest,
+    /// "... source": a commit.
+    Commit,
+}
+
+/// Every label proofpack knows, in the order they are tried, with the
+/// forms of its value: (label, kind, first-part forms, further-part forms).
+pub const LABELS: &[(LabelMatch, LabelKind, &[&str], &[&str])] = &[
+    (
+        LabelMatch::Is("Checkpoint weights"),
+        LabelKind::Weights,
+        &[],
+        grammar::WEIGHTS_FORMS,
+    ),
+    (
+        LabelMatch::Is("Engine"),
+        LabelKind::Engine,
+        grammar::ENGINE_FIRST,
+        grammar::ENGINE_FORMS,
+    ),
+    (
+        LabelMatch::Is("Accelerator per engine"),
+        LabelKind::Accelerator,
+        grammar::ACCELERATOR_FIRST,
+        grammar::ACCELERATOR_FORMS,
+    ),
+    (
+        LabelMatch::Is("Model"),
+        LabelKind::Model,
+        grammar::MODEL_FORMS,
+        &[],
+    ),
+    (
+        LabelMatch::EndsWith("latency budgets"),
+        LabelKind::Budgets,
+        &[],
+        grammar::BUDGET_FORMS,
+    ),
+    (
+        LabelMatch::Is("Workload"),
+        LabelKind::Workload,
+        &[],
+        grammar::WORKLOAD_FORMS,
+    ),
+    (
+        LabelMatch::EndsWith("SHA-256"),
+        LabelKind::Digest,
+        grammar::DIGEST_FORMS,
+        &[],
+    ),
+    (
+        LabelMatch::EndsWith("source"),
+        LabelKind::Commit,
+        grammar::COMMIT_FORMS,
+        &[],
+    ),
+];
+
+fn label_is(label: &str, m: LabelMatch) -> bool {
+    let l = label.to_lowercase();
+    match m {
+        LabelMatch::Is(w) => l == w.to_lowercase(),
+        LabelMatch::EndsWith(w) => {
+            let w = w.to_lowercase();
+            l == w || l.ends_with(&format!(" {w}"))
+        }
     }
+}
+
+pub(super) fn pinned_rows(t: &Table, origin: &str) -> Result<Vec<PinnedRow>, PublicationError> {
     let mut out: Vec<PinnedRow> = Vec::new();
-    for (line, cells) in &t.rows {
-        let label = cells.first().cloned().unwrap_or_default();
-        let value = cells.get(1).cloned().unwrap_or_default();
-        if label.is_empty() && value.is_empty() {
+    let mut seen = std::collections::HashMap::new();
+    for row in &t.rows {
+        let text = |i: usize| row.cells.get(i).map_or(String::new(), |c| c.text.clone());
+        let (label, value) = (text(0), text(1));
+        if row.cells.iter().all(|c| c.text.is_empty()) {
             continue;
         }
         let bad = |reason: String| PublicationError::BadRow {
             origin: origin.into(),
-            line: *line,
+            line: row.line,
             label: label.clone(),
             reason,
         };
@@ -36,29 +122,35 @@ pub(super) fn pinned_rows(t: &RawTable, origin: &str) -> Result<Vec<PinnedRow>, 
             return Err(bad("the row has no label".into()));
         }
         if value.is_empty() {
-            return Err(bad("the row has no value".into()));
+            let hint = if row.cells.iter().skip(1).all(|c| c.text.is_empty())
+                && !label.contains('|')
+            {
+                " (a line right after a table is one more row of it, as GitHub shows it: put a blank line between a table and the prose after it)"
+            } else {
+                ""
+            };
+            return Err(bad(format!("the row has no value{hint}")));
         }
         let slug = slug(&label);
-        if let Some(prev) = out.iter().find(|r| r.slug == slug) {
+        if let Some(prev) = seen.insert(slug.clone(), row.line) {
             return Err(bad(format!(
-                "the same input is already published at line {}",
-                prev.line
+                "the same input is already published at line {prev}"
             )));
         }
         let kind = pinned_kind(&label, &value).map_err(bad)?;
         let extra = t
             .header
             .iter()
-            .zip(cells.iter())
+            .zip(row.cells.iter())
             .skip(2)
-            .filter(|(_, c)| !c.is_empty())
-            .map(|(h, c)| (h.clone(), c.clone()))
+            .filter(|(_, c)| !c.text.is_empty())
+            .map(|(h, c)| (h.text.clone(), c.text.clone()))
             .collect();
         out.push(PinnedRow {
             label,
             slug,
             value,
-            line: *line,
+            line: row.line,
             kind,
             extra,
         });
@@ -66,146 +158,97 @@ pub(super) fn pinned_rows(t: &RawTable, origin: &str) -> Result<Vec<PinnedRow>, 
     Ok(out)
 }
 
-fn pinned_kind(label: &str, value: &str) -> Result<Pinned, String> {
-    let l = label.trim().to_ascii_lowercase();
-    let one_digest = |what: &str| -> Result<Sha256Digest, String> {
-        let d = values::digests(value);
-        match d.len() {
-            1 => Ok(d[0]),
-            0 => Err(format!("{what}: expected a SHA-256 (64 hex characters)")),
-            n => Err(format!("{what}: {n} SHA-256 values where one is expected")),
-        }
-    };
-    if l.ends_with("sha-256") || l.ends_with("sha256") {
-        return Ok(Pinned::Digest {
-            digest: one_digest("a SHA-256 row")?,
-            files: None,
-        });
-    }
-    let lv = value.to_ascii_lowercase();
-    if lv.contains("manifest is") {
-        let files = ["shards", "files", "safetensors"]
-            .iter()
-            .find_map(|w| values::number_before(value, w))
-            .map(|d| {
-                d.as_u64()
-                    .ok_or(format!("the file count {} is not a whole number", d.text))
-            })
-            .transpose()?;
-        return Ok(Pinned::Digest {
-            digest: one_digest("a manifest row")?,
-            files,
-        });
-    }
-    match l.as_str() {
-        "engine" => {
-            let head = value.split(',').next().unwrap_or("").trim();
-            let mut words = head.split_whitespace();
-            let (Some(name), Some(version)) = (words.next(), words.next()) else {
-                return Err("expected \"<engine> <version>, image sha256:<hex>\"".into());
-            };
-            let d = values::digests(value);
-            if d.len() > 1 {
-                return Err("more than one image digest".into());
-            }
-            Ok(Pinned::Engine {
-                name: name.into(),
-                version: version.into(),
-                image: d.first().copied(),
-            })
-        }
-        "model" => Ok(Pinned::Model(value.trim().to_string())),
-        _ if l.starts_with("accelerator") => {
-            let name = value.split(',').next().unwrap_or("").trim().to_string();
-            if name.is_empty() {
-                return Err(
-                    "expected \"<accelerator>, <count> GPUs, tensor parallelism <n>\"".into(),
-                );
-            }
-            let count = ["GPUs", "GPU", "accelerators", "devices"]
-                .iter()
-                .find_map(|w| values::count_before(value, w));
-            if count.is_none() && lv.contains("gpu") {
-                return Err(
-                    "the GPU count is not a number (digits, or one to sixteen in words)".into(),
-                );
-            }
-            let tensor = match values::number_after(value, &["tensor", "parallelism"]) {
-                Some(d) => Some(
-                    d.as_u64()
-                        .ok_or("tensor parallelism is not a whole number")?,
-                ),
-                None if lv.contains("tensor parallelism") => {
-                    return Err("tensor parallelism is not a number".into())
-                }
-                None => None,
-            };
-            Ok(Pinned::Accelerator {
-                name,
-                count,
-                tensor,
-            })
-        }
-        _ if l.ends_with("source") => match values::commit(value) {
-            Some(c) => Ok(Pinned::Commit(c)),
-            None => Err("expected a 40-hex commit id".into()),
-        },
-        _ if l.contains("latency budget") => {
-            let ttft = values::seconds_near(value, "TTFT");
-            let tpot = values::seconds_near(value, "TPOT");
-            let deadline = values::seconds_near(value, "deadline");
-            if ttft.is_none() && tpot.is_none() && deadline.is_none() {
-                return Err(
-                    "expected budgets like \"10 s TTFT, 0.3 s TPOT; first-token deadline 8.5 s\""
-                        .into(),
-                );
-            }
-            Ok(Pinned::Budgets {
-                ttft,
-                tpot,
-                deadline,
-            })
-        }
-        "workload" => Ok(Pinned::Workload(workload(value)?)),
-        _ => Ok(Pinned::Text),
+fn num(s: &Slot) -> Decimal {
+    match s {
+        Slot::Num(d) => d.clone(),
+        _ => unreachable!("a <num> or <int> slot holds a number"),
     }
 }
 
-fn workload(value: &str) -> Result<Workload, String> {
-    let whole = |d: Option<Decimal>, what: &str| -> Result<Option<u64>, String> {
-        d.map(|d| {
-            d.as_u64()
-                .ok_or(format!("{what} {} is not a whole number", d.text))
-        })
-        .transpose()
-    };
-    let lv = value.to_ascii_lowercase();
-    let prefix_caching =
-        if lv.contains("prefix caching disabled") || lv.contains("prefix caching off") {
-            Some(false)
-        } else if lv.contains("prefix caching enabled") || lv.contains("prefix caching on") {
-            Some(true)
-        } else {
-            None
-        };
-    let w = Workload {
-        input_tokens: whole(values::number_before(value, "input"), "input tokens")?,
-        output_tokens: whole(values::number_before(value, "output"), "output tokens")?,
-        seed: values::number_after(value, &["seed"]),
-        temperature: values::number_after(value, &["temperature"]),
-        prefix_caching,
-        distinct_ids: whole(values::number_before(value, "distinct"), "distinct IDs")?,
-        pool: value
-            .split_whitespace()
-            .find_map(|t| t.strip_suffix("-token").and_then(Decimal::parse))
-            .map(|d| {
-                d.as_u64()
-                    .ok_or("the token pool size is not a whole number")
-            })
-            .transpose()?,
-    };
-    if w == Workload::default() {
-        return Err("no workload parameter could be read (input and output tokens, seed, temperature, prefix caching, token pool)".into());
+fn whole(s: &Slot) -> u64 {
+    num(s).as_u64().unwrap_or(0)
+}
+
+fn text(s: &Slot) -> String {
+    match s {
+        Slot::Text(t) | Slot::Hex(t) => t.clone(),
+        Slot::Count(_, w) => w.clone(),
+        Slot::Num(d) => d.text.clone(),
+        Slot::Time(f) => f.to_string(),
     }
-    Ok(w)
+}
+
+fn time(num_slot: &Slot, unit: &Slot) -> (Decimal, f64) {
+    let f = match unit {
+        Slot::Time(f) => *f,
+        _ => 1.0,
+    };
+    (num(num_slot), f)
+}
+
+fn digest(hex: &str) -> Result<crate::digest::Sha256Digest, String> {
+    crate::digest::Sha256Digest::parse_hex(hex).map_err(|e| e.to_string())
+}
+
+fn pinned_kind(label: &str, value: &str) -> Result<Pinned, String> {
+    let Some((_, kind, first, rest)) = LABELS.iter().find(|(m, ..)| label_is(label, *m)) else {
+        return Ok(Pinned::Text);
+    };
+    let (lead, parts) = grammar::read_parts(value, first, rest)?;
+    let lead = lead.unwrap_or_default();
+    let part = |k: usize| parts.iter().find(|p| p.form == k).map(|p| &p.slots);
+    Ok(match kind {
+        LabelKind::Digest => Pinned::Digest {
+            digest: digest(&text(&lead[0]))?,
+            files: None,
+        },
+        LabelKind::Commit => Pinned::Commit(text(&lead[0])),
+        LabelKind::Model => Pinned::Model(text(&lead[0])),
+        LabelKind::Weights => {
+            let d = part(1).ok_or(
+                "expected \"<n> safetensors shards; SHA-256 of the sorted path:sha256 manifest is <hex>\"",
+            )?;
+            Pinned::Digest {
+                digest: digest(&text(&d[0]))?,
+                files: part(0).map(|s| whole(&s[0])),
+            }
+        }
+        LabelKind::Engine => Pinned::Engine {
+            name: text(&lead[0]),
+            version: text(&lead[1]),
+            image: part(0).map(|s| digest(&text(&s[0]))).transpose()?,
+        },
+        LabelKind::Accelerator => Pinned::Accelerator {
+            name: text(&lead[0]),
+            count: part(0).map(|s| match &s[0] {
+                Slot::Count(n, w) => (*n, w.clone()),
+                other => (0, text(other)),
+            }),
+            tensor: part(1).map(|s| whole(&s[0])),
+        },
+        LabelKind::Budgets => {
+            let pick = |a: usize, b: usize| {
+                part(a)
+                    .map(|s| time(&s[0], &s[1]))
+                    .or_else(|| part(b).map(|s| time(&s[0], &s[1])))
+            };
+            if part(0).is_some() && part(1).is_some() || part(2).is_some() && part(3).is_some() {
+                return Err("a budget is stated twice".into());
+            }
+            Pinned::Budgets {
+                ttft: pick(0, 1),
+                tpot: pick(2, 3),
+                deadline: part(4).map(|s| time(&s[0], &s[1])),
+            }
+        }
+        LabelKind::Workload => Pinned::Workload(Workload {
+            input_tokens: part(0).map(|s| whole(&s[0])),
+            output_tokens: part(1).map(|s| whole(&s[0])),
+            seed: part(2).map(|s| num(&s[0])),
+            temperature: part(3).map(|s| num(&s[0])),
+            prefix_caching: part(4).map(|s| text(&s[0]) == "enabled"),
+            distinct_ids: part(5).map(|s| whole(&s[0])),
+            pool: part(5).map(|s| whole(&s[1])),
+        }),
+    })
 }

@@ -1,255 +1,233 @@
-//! The measured-points rows: each column known by its header (offered
-//! rate, TTFT/TPOT percentiles, rates, throughput, result), numbers read
-//! with their unit from the cell or the header, and one row per offered
-//! rate.
+//! The measured-points rows: every header cell read by the column grammar
+//! ([`grammar::header`]), every cell consumed completely (`<num> <unit>`,
+//! or `a / b / c <unit>` for a percentile list, the unit in the cell or the
+//! header's parentheses; the result form), one row per offered rate across
+//! every measured-points table, and no (rate, column) published twice.
 
-use super::find::{overlong, MEASURED};
-use super::markdown::RawTable;
-use super::{slug, values, Cell, CellValue, Decimal, Metric, PointRow, PublicationError};
+use std::collections::HashMap;
 
-/// Which column a header names.
-#[derive(Debug, Clone, PartialEq)]
-enum Column {
-    Offered,
-    Number(Vec<Metric>),
-    Result,
-    Other,
-}
+use super::document::Table;
+use super::grammar::{self, ColumnKind, Dim, Header, Qualifier, Slot};
+use super::{Cell, CellValue, Decimal, Metric, Per, PointRow, PublicationError};
 
-fn column(header: &str) -> Column {
-    let h = header.to_ascii_lowercase();
-    let percentiles = |mk: fn(u8) -> Metric| -> Vec<Metric> {
-        let mut v = Vec::new();
-        for p in [50u8, 90, 95, 99] {
-            if h.contains(&format!("p{p}")) {
-                v.push(mk(p));
-            }
-        }
-        v
-    };
-    if h.contains("offered") {
-        Column::Offered
-    } else if h.contains("ttft") {
-        Column::Number(percentiles(Metric::Ttft))
-    } else if h.contains("tpot") {
-        Column::Number(percentiles(Metric::Tpot))
-    } else if h.contains("completed") {
-        Column::Number(vec![Metric::CompletedRate])
-    } else if h.contains("throughput") {
-        Column::Number(vec![Metric::OutputThroughput])
-    } else if h.contains("sent") && h.contains("rate") {
-        Column::Number(vec![Metric::SentRate])
-    } else if h.contains("result") {
-        Column::Result
-    } else {
-        Column::Other
+fn per(q: Option<Qualifier>) -> Per {
+    match q {
+        Some(Qualifier::PerGpu) => Per::Gpu,
+        Some(Qualifier::PerEngine) => Per::Engine,
+        _ => Per::Fleet,
     }
 }
 
-/// The unit in a header's parentheses ("TTFT p50 (s)").
-fn header_unit(header: &str) -> Option<String> {
-    let open = header.rfind('(')?;
-    let close = header[open..].find(')')? + open;
-    Some(header[open + 1..close].trim().to_string())
-}
-
-/// The factor from `unit` to the metric's canonical unit, if it fits.
-fn unit_factor(metric: Metric, unit: &str) -> Result<f64, String> {
-    let u = unit.trim().to_ascii_lowercase();
-    let rate = matches!(u.as_str(), "request/s" | "requests/s" | "req/s" | "rps");
-    let tokens = matches!(u.as_str(), "tokens/s" | "token/s" | "tok/s");
-    let secs = matches!(u.as_str(), "s" | "sec" | "seconds");
-    let ms = u == "ms";
-    if !(rate || tokens || secs || ms) {
-        return Err(format!(
-            "unknown unit {unit:?} (known: request/s, tokens/s, s, ms)"
-        ));
+fn metrics(h: &Header) -> Vec<Metric> {
+    match h.kind {
+        ColumnKind::SentRate => vec![Metric::SentRate],
+        ColumnKind::CompletedRate => vec![Metric::CompletedRate(per(h.qualifier))],
+        ColumnKind::OutputThroughput => vec![Metric::OutputThroughput(per(h.qualifier))],
+        ColumnKind::Ttft => h.percentiles.iter().map(|p| Metric::Ttft(*p)).collect(),
+        ColumnKind::Tpot => h.percentiles.iter().map(|p| Metric::Tpot(*p)).collect(),
+        ColumnKind::Offered | ColumnKind::Result => Vec::new(),
     }
-    let ok = match metric {
-        Metric::SentRate | Metric::CompletedRate => rate.then_some(1.0),
-        Metric::OutputThroughput => tokens.then_some(1.0),
-        Metric::Ttft(_) => (secs || ms).then_some(if ms { 0.001 } else { 1.0 }),
-        Metric::Tpot(_) => (secs || ms).then_some(if ms { 1.0 } else { 1000.0 }),
-    };
-    ok.ok_or(format!("unit {unit:?} does not fit this column"))
 }
 
-/// Splits "5.258 / 7.298 / 7.407 s" into the numbers and the unit.
-fn numbers_and_unit(cell: &str, n: usize) -> Result<(Vec<String>, Option<String>), String> {
-    let parts: Vec<&str> = if n > 1 {
-        cell.split(" / ").map(str::trim).collect()
+/// The factor from `dim` to the metric's canonical unit, if it fits.
+fn factor(metric: Metric, dim: Dim) -> Option<f64> {
+    match (metric, dim) {
+        (Metric::SentRate | Metric::CompletedRate(_), Dim::Rate) => Some(1.0),
+        (Metric::OutputThroughput(_), Dim::Tokens) => Some(1.0),
+        (Metric::Ttft(_), Dim::Seconds) => Some(1.0),
+        (Metric::Ttft(_), Dim::Millis) => Some(0.001),
+        (Metric::Tpot(_), Dim::Seconds) => Some(1000.0),
+        (Metric::Tpot(_), Dim::Millis) => Some(1.0),
+        _ => None,
+    }
+}
+
+/// Splits "5.258 / 7.298 / 7.407 s" into its numbers and its unit.
+type Numbers = (Vec<Decimal>, Option<(String, Dim)>);
+
+fn numbers(cell: &str, n: usize) -> Result<Numbers, String> {
+    // Only a percentile list (times: s or ms) is `/`-separated; a single
+    // value keeps its unit whole ("request/s").
+    let pieces: Vec<&str> = if n > 1 {
+        cell.split('/').map(str::trim).collect()
     } else {
         vec![cell.trim()]
     };
-    if parts.len() != n {
+    if pieces.len() != n {
         return Err(format!(
             "{} value(s) where the header names {n}",
-            parts.len()
+            pieces.len()
         ));
     }
-    let mut nums = Vec::new();
+    let mut out = Vec::new();
     let mut unit = None;
-    for (i, p) in parts.iter().enumerate() {
-        let mut w = p.split_whitespace();
-        let num = w.next().unwrap_or("").to_string();
+    for (i, p) in pieces.iter().enumerate() {
+        let mut w = p.split(' ');
+        let num = w.next().unwrap_or("");
         let rest: Vec<&str> = w.collect();
+        let d = Decimal::parse(num).ok_or_else(|| {
+            grammar::abbreviated(num).unwrap_or_else(|| format!("{num:?} is not a number"))
+        })?;
         if !rest.is_empty() {
-            if i + 1 != parts.len() && n > 1 {
+            let u = rest.join(" ");
+            if i + 1 != pieces.len() {
                 return Err("a unit only after the last value".into());
             }
-            unit = Some(rest.join(" "));
+            let dim = grammar::unit(&u).ok_or_else(|| {
+                format!("{u:?} is not understood: a cell holds the number and its unit (request/s, tokens/s, s, ms) only")
+            })?;
+            unit = Some((u, dim));
         }
-        nums.push(num);
+        out.push(d);
     }
-    Ok((nums, unit))
+    Ok((out, unit))
 }
 
 fn result_cell(cell: &str) -> Result<CellValue, String> {
-    let lc = cell.to_ascii_lowercase();
-    let first = lc.split_whitespace().next().unwrap_or("");
-    let (w, of) = first
-        .split_once('/')
-        .ok_or("expected \"<n>/<m> within limits\"")?;
-    let num = |s: &str| -> Result<u64, String> {
-        Decimal::parse(s)
-            .and_then(|d| d.as_u64())
-            .ok_or(format!("{s:?} is not a whole number"))
+    let (lead, parts) = grammar::read_parts(cell, grammar::RESULT_FIRST, grammar::RESULT_FORMS)?;
+    let lead = lead.unwrap_or_default();
+    let n = |s: &Slot| match s {
+        Slot::Num(d) => d.as_u64().unwrap_or(0),
+        _ => 0,
     };
-    if !lc.contains("within limits") {
-        return Err("expected \"<n>/<m> within limits\"".into());
-    }
-    let before = |word: &str| -> Result<Option<u64>, String> {
-        values::number_before(&lc, word)
-            .map(|d| {
-                d.as_u64()
-                    .ok_or(format!("the {word} count is not a whole number"))
-            })
-            .transpose()
-    };
+    let part = |k: usize| parts.iter().find(|p| p.form == k).map(|p| n(&p.slots[0]));
     Ok(CellValue::Result {
-        within: num(w)?,
-        of: num(of)?,
-        failed: before("failed")?,
-        timed_out: before("timed")?,
-        cancelled: before("cancelled")?,
+        within: n(&lead[0]),
+        of: n(&lead[1]),
+        failed: part(0),
+        timed_out: part(1),
+        cancelled: part(2),
     })
 }
 
-pub(super) fn point_rows(t: &RawTable, origin: &str) -> Result<Vec<PointRow>, PublicationError> {
-    overlong(t, origin, MEASURED)?;
-    let columns: Vec<Column> = t.header.iter().map(|h| column(h)).collect();
-    let Some(offered_at) = columns.iter().position(|c| *c == Column::Offered) else {
-        return Err(PublicationError::MissingColumn {
-            origin: origin.into(),
-            what: MEASURED,
-            line: t.line,
-            column: "offered rate",
-            header: t.header.clone(),
-        });
-    };
-    for (h, c) in t.header.iter().zip(&columns) {
-        if matches!(c, Column::Number(v) if v.is_empty()) {
-            return Err(PublicationError::MissingColumn {
-                origin: origin.into(),
-                what: MEASURED,
-                line: t.line,
-                column: "percentile (p50, p95, p99) in a TTFT/TPOT",
-                header: vec![h.clone()],
-            });
-        }
+fn offered(cell: &str, unit: Option<&(String, Dim)>) -> Result<Decimal, String> {
+    let (d, u) = numbers(cell, 1)?;
+    match u.as_ref().or(unit) {
+        Some((_, Dim::Rate)) => Ok(d[0].clone()),
+        Some((u, _)) => Err(format!("{u:?} is not a rate (request/s)")),
+        None => Err("no unit (request/s) in the cell or the header".into()),
     }
-    let mut out = Vec::new();
-    for (line, cells) in &t.rows {
-        if cells.iter().all(|c| c.is_empty()) {
-            continue;
+}
+
+pub(super) fn point_rows(
+    tables: &[&Table],
+    origin: &str,
+) -> Result<Vec<PointRow>, PublicationError> {
+    let mut out: Vec<PointRow> = Vec::new();
+    let mut by_rate: HashMap<String, usize> = HashMap::new();
+    let mut cells_seen: HashMap<(String, String), usize> = HashMap::new();
+    for t in tables {
+        let mut headers = Vec::new();
+        for h in &t.header {
+            headers.push(grammar::header(&h.text).map_err(|reason| {
+                PublicationError::BadHeader {
+                    origin: origin.into(),
+                    line: t.line,
+                    header: h.text.clone(),
+                    reason,
+                }
+            })?);
         }
-        let bad = |column: &str, cell: &str, reason: String| PublicationError::BadCell {
-            origin: origin.into(),
-            line: *line,
-            column: column.into(),
-            cell: cell.into(),
-            reason,
+        let Some(oi) = headers.iter().position(|h| h.kind == ColumnKind::Offered) else {
+            return Err(PublicationError::BadHeader {
+                origin: origin.into(),
+                line: t.line,
+                header: t.header.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" | "),
+                reason: "a measured-points table needs an \"Offered rate\" column to say which point each row is".into(),
+            });
         };
-        if cells.len() < t.header.len() || cells.iter().take(t.header.len()).any(|c| c.is_empty()) {
-            let missing = t
-                .header
-                .iter()
-                .enumerate()
-                .find(|(i, _)| cells.get(*i).is_none_or(|c| c.is_empty()))
-                .map(|(_, h)| h.clone())
-                .unwrap_or_default();
-            return Err(bad(&missing, "", "the cell is empty or missing".into()));
-        }
-        let oh = &t.header[offered_at];
-        let ocell = &cells[offered_at];
-        let (nums, unit) = numbers_and_unit(ocell, 1).map_err(|e| bad(oh, ocell, e))?;
-        let offered =
-            Decimal::parse(&nums[0]).ok_or_else(|| bad(oh, ocell, "not a number".into()))?;
-        if let Some(u) = unit.or_else(|| header_unit(oh)) {
-            unit_factor(Metric::CompletedRate, &u).map_err(|e| bad(oh, ocell, e))?;
-        }
-        let mut row = PointRow {
-            line: *line,
-            offered,
-            cells: Vec::new(),
-        };
-        for (i, (h, c)) in t.header.iter().zip(&columns).enumerate() {
-            let cell = &cells[i];
-            match c {
-                Column::Offered => {}
-                Column::Result => row.cells.push(Cell {
-                    column: h.clone(),
-                    key: "result".into(),
-                    value: result_cell(cell).map_err(|e| bad(h, cell, e))?,
-                }),
-                Column::Other => row.cells.push(Cell {
-                    column: h.clone(),
-                    key: slug(h),
-                    value: CellValue::Unmapped(cell.clone()),
-                }),
-                Column::Number(metrics) => {
-                    let (nums, unit) =
-                        numbers_and_unit(cell, metrics.len()).map_err(|e| bad(h, cell, e))?;
-                    let unit = unit.or_else(|| header_unit(h)).ok_or_else(|| {
+        for row in &t.rows {
+            let bad = |column: &str, cell: &str, reason: String| PublicationError::BadCell {
+                origin: origin.into(),
+                line: row.line,
+                column: column.into(),
+                cell: cell.into(),
+                reason,
+            };
+            let text = |i: usize| row.cells.get(i).map_or("", |c| c.text.as_str());
+            let oh = &t.header[oi].text;
+            let rate = offered(text(oi), headers[oi].unit.as_ref()).map_err(|e| {
+                let hint = if row.cells.iter().skip(1).all(|c| c.text.is_empty()) {
+                    " (a line right after a table is one more row of it, as GitHub shows it: put a blank line between a table and the prose after it)"
+                } else {
+                    ""
+                };
+                bad(oh, text(oi), format!("{e}{hint}"))
+            })?;
+            let key = format!("{}", rate.value);
+            let at = match by_rate.get(&key) {
+                Some(i) => *i,
+                None => {
+                    out.push(PointRow {
+                        line: row.line,
+                        offered: rate.clone(),
+                        cells: Vec::new(),
+                    });
+                    by_rate.insert(key.clone(), out.len() - 1);
+                    out.len() - 1
+                }
+            };
+            for (i, h) in headers.iter().enumerate() {
+                if i == oi {
+                    continue;
+                }
+                let column = &t.header[i].text;
+                let cell = text(i);
+                if cell.is_empty() {
+                    return Err(bad(
+                        column,
+                        cell,
+                        "the cell is empty: a measured-points table states every value of its row"
+                            .into(),
+                    ));
+                }
+                let mut new = Vec::new();
+                if h.kind == ColumnKind::Result {
+                    new.push(Cell {
+                        column: column.clone(),
+                        key: "result".into(),
+                        line: row.line,
+                        value: result_cell(cell).map_err(|e| bad(column, cell, e))?,
+                    });
+                } else {
+                    let ms = metrics(h);
+                    let (nums, unit) = numbers(cell, ms.len()).map_err(|e| bad(column, cell, e))?;
+                    let (u, dim) = unit.or_else(|| h.unit.clone()).ok_or_else(|| {
                         bad(
-                            h,
+                            column,
                             cell,
                             "no unit (request/s, tokens/s, s or ms) in the cell or the header"
                                 .into(),
                         )
                     })?;
-                    for (m, n) in metrics.iter().zip(nums) {
-                        let value = Decimal::parse(&n)
-                            .ok_or_else(|| bad(h, cell, format!("{n:?} is not a number")))?;
-                        let factor = unit_factor(*m, &unit).map_err(|e| bad(h, cell, e))?;
-                        row.cells.push(Cell {
-                            column: h.clone(),
+                    for (m, value) in ms.into_iter().zip(nums) {
+                        let f = factor(m, dim).ok_or_else(|| {
+                            bad(column, cell, format!("unit {u:?} does not fit this column"))
+                        })?;
+                        new.push(Cell {
+                            column: column.clone(),
                             key: m.key(),
+                            line: row.line,
                             value: CellValue::Number {
-                                metric: *m,
+                                metric: m,
                                 value,
-                                factor,
-                                unit: unit.clone(),
+                                factor: f,
+                                unit: u.clone(),
                             },
                         });
                     }
                 }
+                for c in new {
+                    if let Some(prev) = cells_seen.insert((key.clone(), c.key.clone()), row.line) {
+                        return Err(bad(column, cell, format!(
+                            "the same value (offered rate {}, {}) is already published at line {prev}",
+                            rate.text, c.key
+                        )));
+                    }
+                    out[at].cells.push(c);
+                }
             }
         }
-        if let Some(prev) = out
-            .iter()
-            .find(|r: &&PointRow| r.offered.value == row.offered.value)
-        {
-            return Err(bad(
-                oh,
-                ocell,
-                format!(
-                    "the same offered rate is already published at line {}",
-                    prev.line
-                ),
-            ));
-        }
-        out.push(row);
     }
     Ok(out)
 }

@@ -71,6 +71,7 @@ fn the_excerpt_reads_row_by_row() {
         k => panic!("{k:?}"),
     }
     assert_eq!(p.points.len(), 2);
+    assert!(p.unchecked_tables.is_empty());
     assert_eq!(p.points[1].offered.text, "1");
     let keys: Vec<&str> = p.points[0].cells.iter().map(|c| c.key.as_str()).collect();
     assert_eq!(
@@ -94,22 +95,17 @@ fn the_excerpt_reads_row_by_row() {
 fn malformed_write_ups_name_the_line() {
     let e = excerpt();
     let cases: Vec<(String, &str)> = vec![
-        ("Just prose.\n".into(), "no \"Pinned inputs\" table"),
+        ("Just prose.\n".into(), "no pinned-inputs table"),
         (
             e.replace(
                 "| 0.5 request/s | 0.460 request/s",
                 "| 0.5 request/s | fast request/s",
             ),
-            ":23: column \"Completed rate including drain\"",
+            ":24: column \"Completed rate including drain\"",
         ),
         (
             e.replace("0.460 request/s", "0.460 furlongs"),
-            "unknown unit",
-        ),
-        (
-            e.replace(" Result |\n", "\n")
-                .replace("|---|---|---|---|---|---|", "|---|---|---|---|---|"),
-            "w.md:23: this row of the \"Measured points\" table has 6 cells, its header 5",
+            "\"furlongs\" is not understood",
         ),
         (
             e.replace(
@@ -117,15 +113,48 @@ fn malformed_write_ups_name_the_line() {
                 "| TPOT p50 / p95 / p99 | Result | Notes |",
             )
             .replace("|---|---|---|---|---|---|", "|---|---|---|---|---|---|---|"),
-            "w.md:23: column \"Notes\": \"\": the cell is empty or missing",
+            "w.md:22: header \"Notes\" of a measured-points table: \"Notes\" is not a measured-points column",
         ),
         (
-            format!("{e}\nPinned inputs¶\n| Input | Value |\n|---|---|\n| Model | x |\n"),
-            "a second \"Pinned inputs\" table",
+            format!("{e}\nPinned inputs¶\n\n| Input | Value |\n|---|---|\n| Model | x |\n"),
+            "a second pinned-inputs table",
+        ),
+        (
+            e.replace("\n\nThe retained", "\nThe retained"),
+            "w.md:26: column \"Offered rate\": \"The retained",
+        ),
+        (
+            e.replace("\n\nThe earlier", "\nThe earlier"),
+            "put a blank line between a table and the prose after it",
         ),
     ];
     for (text, want) in cases {
         let err = Publication::parse(&text, "w.md").unwrap_err().to_string();
         assert!(err.contains(want), "{want:?} not in {err:?}");
     }
+}
+
+#[test]
+fn every_table_is_pinned_measured_or_named_unchecked() {
+    let e = excerpt();
+    let t = format!("{e}\n## Measured points at higher load\n\n| Offered rate | Completed rate including drain |\n|---|---|\n| 4 request/s | 3.9 request/s |\n\n| Gate | Result |\n|---|---|\n| health | passed |\n");
+    let p = Publication::parse(&t, "w.md").unwrap();
+    assert_eq!(p.points.len(), 3);
+    assert_eq!(p.points[2].offered.text, "4");
+    assert_eq!(p.measured_tables.len(), 2);
+    assert_eq!(p.unchecked_tables.len(), 1);
+    assert_eq!(p.unchecked_tables[0].header, ["Gate", "Result"]);
+}
+
+#[test]
+fn percentiles_are_read_in_the_order_written() {
+    let e = excerpt()
+        .replace("TTFT p50 / p95 / p99", "TTFT p99 / p95 / p50.0")
+        .replace("p50.0", "p50");
+    let p = Publication::parse(&e, "w.md").unwrap();
+    let keys: Vec<&str> = p.points[0].cells.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(&keys[2..5], ["ttft_s.p99", "ttft_s.p95", "ttft_s.p50"]);
+    assert_eq!(percentile_name(9990), "p99.9");
+    assert_eq!(percentile_name(9999), "p99.99");
+    assert_eq!(percentile_name(5000), "p50");
 }

@@ -1,9 +1,6 @@
-//! Values as a write-up states them: decimals with their precision, units,
-//! English number words, hex digests and commits, and the phrases of the
-//! pinned-inputs rows ("vLLM 0.29.0+rocm100, image sha256:…", "eight GPUs,
-//! tensor parallelism 8", "10 s TTFT, 0.3 s TPOT; first-token deadline
-//! 8.5 s", "8,192 input tokens, …"). Values are parsed, never compared as
-//! strings.
+//! Values as a write-up states them: decimals with their precision, hex
+//! digests in prose, and the slug of a label. Values are parsed, never
+//! compared as strings; the forms a cell may take are in `grammar`.
 
 use crate::digest::Sha256Digest;
 
@@ -78,19 +75,6 @@ impl Decimal {
     }
 }
 
-/// A count in digits or English words up to sixteen ("eight", "8").
-pub fn count(word: &str) -> Option<u64> {
-    const WORDS: [&str; 17] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-    ];
-    let w = word.trim().to_ascii_lowercase();
-    if let Some(i) = WORDS.iter().position(|x| *x == w) {
-        return Some(i as u64);
-    }
-    Decimal::parse(&w).and_then(|d| d.as_u64())
-}
-
 /// Splits a phrase into words and separators-free tokens.
 fn tokens(s: &str) -> Vec<&str> {
     s.split(|c: char| c.is_whitespace() || c == ';' || c == '(' || c == ')')
@@ -114,86 +98,6 @@ pub fn digests(s: &str) -> Vec<Sha256Digest> {
                 .flatten()
         })
         .collect()
-}
-
-/// A 40-hex commit id, when the phrase is one (or holds exactly one).
-pub fn commit(s: &str) -> Option<String> {
-    let found: Vec<String> = tokens(s)
-        .into_iter()
-        .map(trim_punct)
-        .filter(|t| t.len() == 40 && t.bytes().all(|b| b.is_ascii_hexdigit()))
-        .map(|t| t.to_ascii_lowercase())
-        .collect();
-    (found.len() == 1).then(|| found[0].clone())
-}
-
-/// The number right before `word` (e.g. `96` in "96 safetensors shards"),
-/// as published.
-pub fn number_before(s: &str, word: &str) -> Option<Decimal> {
-    let t = tokens(s);
-    let i = t
-        .iter()
-        .position(|x| trim_punct(x).eq_ignore_ascii_case(word))?;
-    (i > 0)
-        .then(|| Decimal::parse(trim_punct(t[i - 1])))
-        .flatten()
-}
-
-/// The number right after the words `words` (e.g. `1729` after "seed").
-pub fn number_after(s: &str, words: &[&str]) -> Option<Decimal> {
-    let t: Vec<&str> = tokens(s).into_iter().map(trim_punct).collect();
-    (0..t.len()).find_map(|i| {
-        let m = words
-            .iter()
-            .enumerate()
-            .all(|(k, w)| t.get(i + k).is_some_and(|x| x.eq_ignore_ascii_case(w)));
-        m.then(|| t.get(i + words.len()).and_then(|x| Decimal::parse(x)))
-            .flatten()
-    })
-}
-
-/// The count right before `word` in digits or words ("eight GPUs").
-pub fn count_before(s: &str, word: &str) -> Option<(u64, String)> {
-    let t = tokens(s);
-    let i = t
-        .iter()
-        .position(|x| trim_punct(x).eq_ignore_ascii_case(word))?;
-    if i == 0 {
-        return None;
-    }
-    let w = trim_punct(t[i - 1]);
-    count(w).map(|n| (n, w.to_string()))
-}
-
-/// A duration with its unit ("10 s", "0.3 s", "250 ms") right before the
-/// word `label`, or right after it ("deadline 8.5 s"): the decimal as
-/// published and the unit's factor to seconds.
-pub fn seconds_near(s: &str, label: &str) -> Option<(Decimal, f64)> {
-    let t: Vec<&str> = tokens(s).into_iter().map(trim_punct).collect();
-    let unit = |u: &str| match u {
-        "s" | "sec" | "second" | "seconds" => Some(1.0),
-        "ms" => Some(0.001),
-        _ => None,
-    };
-    for i in 0..t.len() {
-        if !t[i].eq_ignore_ascii_case(label) {
-            continue;
-        }
-        // "10 s TTFT"
-        if i >= 2 {
-            if let (Some(d), Some(f)) = (Decimal::parse(t[i - 2]), unit(t[i - 1])) {
-                return Some((d, f));
-            }
-        }
-        // "deadline 8.5 s"
-        if let (Some(d), Some(f)) = (
-            t.get(i + 1).and_then(|x| Decimal::parse(x)),
-            t.get(i + 2).and_then(|x| unit(x)),
-        ) {
-            return Some((d, f));
-        }
-    }
-    None
 }
 
 /// Lower case, non-alphanumerics as single `-`: the id of a row label.
@@ -229,46 +133,9 @@ mod tests {
 
     #[test]
     fn phrases() {
-        assert_eq!(count("eight"), Some(8));
-        assert_eq!(count("Sixteen"), Some(16));
-        assert_eq!(count("seventeen"), None);
-        assert_eq!(
-            count_before(
-                "AMD Instinct MI355X, eight GPUs, tensor parallelism 8",
-                "GPUs"
-            )
-            .unwrap()
-            .0,
-            8
-        );
-        assert_eq!(
-            number_after(
-                "AMD Instinct MI355X, eight GPUs, tensor parallelism 8",
-                &["tensor", "parallelism"]
-            )
-            .unwrap()
-            .value,
-            8.0
-        );
-        assert_eq!(
-            number_before("96 safetensors shards; SHA-256 …", "safetensors")
-                .unwrap()
-                .value,
-            96.0
-        );
-        let (d, f) =
-            seconds_near("10 s TTFT, 0.3 s TPOT; first-token deadline 8.5 s", "TTFT").unwrap();
-        assert_eq!((d.value, f), (10.0, 1.0));
-        let (d, _) = seconds_near(
-            "10 s TTFT, 0.3 s TPOT; first-token deadline 8.5 s",
-            "deadline",
-        )
-        .unwrap();
-        assert_eq!(d.value, 8.5);
         assert_eq!(slug("Model config SHA-256"), "model-config-sha-256");
         assert_eq!(slug("  Accelerator per engine "), "accelerator-per-engine");
         let h = "1".repeat(64);
         assert_eq!(digests(&format!("x image sha256:{h}, y")).len(), 1);
-        assert!(commit("0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c").is_some());
     }
 }

@@ -93,6 +93,12 @@ pub trait EngineAttestationVerifier {
         &self,
         envelope: &[u8],
     ) -> Result<crate::attest::Verified<crate::attest::Statement>, String>;
+
+    /// False when no key is trusted for the `host` role, so that no host
+    /// report can count (the failure then names the missing role once).
+    fn trusts_hosts(&self) -> bool {
+        true
+    }
 }
 
 /// Verifies engine attestations under a trust store's `engine` keys.
@@ -102,6 +108,10 @@ pub struct TrustVerifier<'a> {
 }
 
 impl EngineAttestationVerifier for TrustVerifier<'_> {
+    fn trusts_hosts(&self) -> bool {
+        self.trust.keys_for(Role::Host).next().is_some()
+    }
+
     fn verify_host_report(
         &self,
         envelope: &[u8],

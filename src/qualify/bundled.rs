@@ -16,7 +16,9 @@ use std::path::Path;
 
 use super::context::{point_area, Run, ATTESTATIONS_AREA, PINS_AREA};
 use super::evidence::{Collector, Plan};
-use super::run::{check_qualification, evaluate, no_pins, unverifiable_rest};
+use super::run::{
+    check_qualification, evaluate, no_pins, unverifiable_rest, Unverifiable, QUALIFICATION_INVALID,
+};
 use super::schema::MAX_SMALL_FILE;
 use super::verdict::SealState;
 use super::{Options, QualifyError, Source, Verification, QUALIFICATION_FILE};
@@ -206,7 +208,7 @@ pub fn verify_bundle_file(
             report.push(c);
         }
         report.extend(qreport);
-        unverifiable_rest(&mut report, opts, "qualification.schema");
+        unverifiable_rest(&mut report, opts, &QUALIFICATION_INVALID);
         return Ok(Verification::new(report, opts, &source));
     };
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
@@ -244,7 +246,14 @@ pub fn verify_bundle_file(
     }
     report.extend(qreport);
     if !stable {
-        unverifiable_rest(&mut report, opts, "bundle.stable");
+        unverifiable_rest(
+            &mut report,
+            opts,
+            &Unverifiable {
+                cause: "bundle.stable",
+                why: "the bundle changed while it was read",
+            },
+        );
         let mut v = Verification::new(report, opts, &source);
         v.qualification = Some(plan.q);
         return Ok(v);

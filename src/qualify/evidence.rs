@@ -105,6 +105,15 @@ impl Plan {
     }
 }
 
+/// v1.1: a JSON file of the run other than `qualification.json` and the
+/// signed envelopes: one the evidence chain of a write-up's rows may name
+/// (the plan's workload and fleet, the fleet's profile store), which only
+/// the plan's content says. Read whole within the capture limits and
+/// hashed; every line is still checked for undeclared records.
+pub fn is_chain_candidate(rel: &str) -> bool {
+    rel.ends_with(".json") && rel != super::QUALIFICATION_FILE && !rel.ends_with(".dsse.json")
+}
+
 /// True for the files under `manifests/` (their lines are counted, for pins
 /// with `files`).
 pub fn is_manifest_file(rel: &str) -> bool {
@@ -187,6 +196,7 @@ impl<'a> Collector<'a> {
             || self.plan.plan_file.as_deref() == Some(rel)
             || self.plan.fact_files.contains_key(rel)
             || is_manifest_file(rel)
+            || is_chain_candidate(rel)
     }
 
     /// Reads every line of a file verification does not otherwise read
@@ -262,6 +272,7 @@ impl<'a> Collector<'a> {
         } else if self.plan.attestations.contains(rel)
             || self.plan.plan_file.as_deref() == Some(rel)
             || self.plan.fact_files.get(rel) == Some(&true)
+            || is_chain_candidate(rel)
         {
             let room = MAX_CAPTURED_TOTAL.saturating_sub(self.out.captured_bytes);
             let cap = MAX_CAPTURED.min(room);
@@ -277,6 +288,8 @@ impl<'a> Collector<'a> {
                     self.out.too_large.insert(rel.to_string(), why);
                 }
                 Some(buf) => {
+                    // Its lines went through the reader's sniffer, as every
+                    // other file's do.
                     self.out.captured_bytes += buf.len() as u64;
                     self.out.small.insert(rel.to_string(), buf);
                 }
@@ -416,7 +429,7 @@ pub fn collect_run_dir(
     };
     for f in &found {
         let rel = f.rel.as_str();
-        if wanted.contains(rel) || is_manifest_file(rel) {
+        if wanted.contains(rel) || is_manifest_file(rel) || is_chain_candidate(rel) {
             continue;
         }
         if let Ok(mut file) = open_in_root(root, rel)? {
@@ -429,7 +442,7 @@ pub fn collect_run_dir(
         }
     }
     for f in &found {
-        if is_manifest_file(&f.rel) {
+        if is_manifest_file(&f.rel) || is_chain_candidate(&f.rel) {
             wanted.insert(f.rel.clone());
         }
     }

@@ -90,6 +90,16 @@ pub fn host_checks(
         ));
         return;
     };
+    if !verifier.trusts_hosts() {
+        report.push(Check::fail(
+            "host:*",
+            format!(
+                "this run carries {} host launch-check report(s) (host_checks in qualification.json), but the trust file has no key trusted for host, so none of them can count: add the host operators' public keys (`proofpack key trust --from TRUST --host HOST.pub -o TRUST`)",
+                q.host_checks.len()
+            ),
+        ));
+        return;
+    }
     let fleet = qualified_fleet(report, run, &hosts);
     let record = weights_record(report, run, weights);
     let mut reports = Vec::new();

@@ -1,40 +1,7 @@
-//! Percentiles and point metrics, recomputed from client records.
-//!
-//! The percentile is numpy's default (`method="linear"`) reproduced operation
-//! for operation, including numpy's two-sided interpolation (`b - (b-a)(1-t)`
-//! when `t >= 0.5`), so that a published value computed with numpy is
-//! reproduced to the last bit rather than merely to within rounding. The
-//! agreement is tested against numpy itself (tests/qualify_numpy.rs).
+//! Point metrics, recomputed from client records, with numpy's default
+//! percentile ([`crate::numpy::percentile_sorted`], re-exported here).
 
-/// numpy's default percentile (`np.percentile(v, p)`, linear interpolation
-/// between closest ranks). `sorted` must be sorted ascending and free of NaN.
-/// Returns `None` for an empty slice.
-pub fn percentile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let q = p / 100.0;
-    let virtual_index = (n as f64 - 1.0) * q;
-    let prev = virtual_index.floor().clamp(0.0, (n - 1) as f64);
-    let i = prev as usize;
-    let j = (i + 1).min(n - 1);
-    let t = virtual_index - prev;
-    let (a, b) = (sorted[i], sorted[j]);
-    let d = b - a;
-    Some(if t >= 0.5 {
-        b - d * (1.0 - t)
-    } else {
-        a + d * t
-    })
-}
-
-/// [`percentile_sorted`] on unsorted data (sorts a copy).
-pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    percentile_sorted(&v, p)
-}
+pub use crate::numpy::{percentile, percentile_sorted};
 
 /// Recomputed metrics of one point.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -182,24 +149,5 @@ impl MetricsAccumulator {
             timeline: std::mem::take(&mut self.timeline),
         };
         (self.m, series)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentile_basics() {
-        assert_eq!(percentile(&[], 50.0), None);
-        assert_eq!(percentile(&[3.0], 99.0), Some(3.0));
-        assert_eq!(percentile(&[1.0, 2.0, 3.0, 4.0], 50.0), Some(2.5));
-        assert_eq!(percentile(&[4.0, 1.0, 3.0, 2.0], 0.0), Some(1.0));
-        assert_eq!(percentile(&[4.0, 1.0, 3.0, 2.0], 100.0), Some(4.0));
-        // numpy: np.percentile([1,2,3,4,5,6,7,8,9,10], 95) == 9.549999999999999
-        assert_eq!(
-            percentile(&[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.], 95.0),
-            Some(9.549999999999999)
-        );
     }
 }

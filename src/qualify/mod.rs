@@ -124,9 +124,15 @@ pub struct Options<'a> {
 }
 
 impl Options<'_> {
-    /// True when published values are compared (pins or a publication).
+    /// True when published pins are compared: a pins file, or a
+    /// publication that states at least one digest or commit (v1.1: a
+    /// write-up from which no pin could be taken leaves the verdict
+    /// unpinned).
     pub fn pinned(&self) -> bool {
-        self.pins.is_some() || self.publication.is_some()
+        self.pins.is_some()
+            || self
+                .publication
+                .is_some_and(published::publication_has_pins)
     }
 
     /// Digests whose manifests under `manifests/` must be counted (the
@@ -228,6 +234,13 @@ pub fn verify(
     inputs: &Inputs<'_>,
     progress: &dyn Progress,
 ) -> Result<Verification, QualifyError> {
+    // A qualification cannot be verified without trust roots: a missing
+    // trust file is a usage error, as for `attest verify` and `fleet verify`.
+    if inputs.trust.is_none() && !inputs.structure_only {
+        return Err(QualifyError::Usage(
+            "verify needs --trust TRUST, the keys you trust for engine, release and host (a signature nobody trusts proves nothing); a trust file is made with `proofpack key trust --engine ENGINE.pub --release RELEASE.pub --host HOST.pub -o trust.json`. --structure-only checks a bundle's structure without it".into(),
+        ));
+    }
     let verifier = inputs.trust.map(|t| TrustVerifier { trust: t });
     let opts = Options {
         pins: inputs.pins,

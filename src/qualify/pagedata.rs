@@ -110,7 +110,10 @@ fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<Value> {
         .checks()
         .iter()
         .filter(|c| c.id == exact || c.id.starts_with(prefix))
-        .map(|c| json!({"id": c.id, "ok": c.ok()}))
+        .map(|c| match c.source() {
+            Some(src) => json!({"id": c.id, "ok": c.ok(), "source": src}),
+            None => json!({"id": c.id, "ok": c.ok()}),
+        })
         .collect()
 }
 

@@ -10,7 +10,11 @@
 //! fields it does use are strict: `points`, in order, each with `name`,
 //! `offered_rate`, `requests` and `warmup`; optionally `arrival`
 //! (`"poisson"`, the default; `"gamma"` with `burstiness`; `"constant"`)
-//! and `slo` (compared with the qualification's when present).
+//! and `slo` (compared with the qualification's when present); and, v1.1,
+//! the files and revisions a write-up's rows are checked through:
+//! `workload` and `fleet` (paths in the run of the workload the client
+//! built its requests from and of the qualified fleet it ran against),
+//! `client.revision` and `router.revision` (40-hex commits).
 
 use serde_json::Value;
 
@@ -98,6 +102,47 @@ pub struct BenchmarkPlan {
     pub max_input_tokens: Option<u64>,
     /// v1.1: the most output tokens a request was allowed (`max_tokens`).
     pub max_output_tokens: Option<u64>,
+    /// v1.1: the workload file (a path in the run), when named.
+    pub workload: Option<String>,
+    /// v1.1: the qualified fleet file (a path in the run), when named.
+    pub fleet: Option<String>,
+    /// v1.1: the benchmark client's revision, when stated.
+    pub client_revision: Option<String>,
+    /// v1.1: the router's revision, when stated.
+    pub router_revision: Option<String>,
+}
+
+fn opt_path(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match obj.get(key) {
+        None => Ok(None),
+        Some(Value::String(s))
+            if !s.is_empty() && !s.starts_with('/') && !s.split('/').any(|c| c == "..") =>
+        {
+            Ok(Some(s.clone()))
+        }
+        Some(other) => Err(format!(
+            "{key} must name a file of the run (a relative path), found {other}"
+        )),
+    }
+}
+
+fn opt_revision(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    let Some(o) = obj.get(key) else {
+        return Ok(None);
+    };
+    let r = o
+        .as_object()
+        .ok_or_else(|| format!("{key} must be an object"))?
+        .get("revision");
+    match r {
+        None => Ok(None),
+        Some(Value::String(s)) if s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Ok(Some(s.to_ascii_lowercase()))
+        }
+        Some(other) => Err(format!(
+            "{key}.revision must be a 40-hex commit, found {other}"
+        )),
+    }
 }
 
 /// The workload's token limits as the plan states them (v1.1).
@@ -246,6 +291,10 @@ impl BenchmarkPlan {
             slo,
             max_input_tokens: length("max_input_tokens")?,
             max_output_tokens: length("max_output_tokens")?,
+            workload: opt_path(obj, "workload").map_err(err)?,
+            fleet: opt_path(obj, "fleet").map_err(err)?,
+            client_revision: opt_revision(obj, "client").map_err(err)?,
+            router_revision: opt_revision(obj, "router").map_err(err)?,
         })
     }
 }

@@ -127,15 +127,25 @@ fn publication_checks(
     }
 }
 
-/// Reports the checks that need a readable qualification as not checkable
-/// because the check `cause` failed (`qualification.schema`, or
-/// `bundle.stable` when the bundle changed between its two passes).
-pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>, cause: &str) {
-    let why = if cause == "qualification.schema" {
-        "qualification.json is not valid".to_string()
-    } else {
-        format!("the run's evidence cannot be trusted (see {cause})")
-    };
+/// Why the checks after the qualification cannot run: the id of the check
+/// that failed, and what that means for them.
+pub struct Unverifiable<'a> {
+    /// The failed check.
+    pub cause: &'a str,
+    /// Its consequence, e.g. "qualification.json is not valid".
+    pub why: &'a str,
+}
+
+/// The qualification could not be read.
+pub const QUALIFICATION_INVALID: Unverifiable<'static> = Unverifiable {
+    cause: "qualification.schema",
+    why: "qualification.json is not valid",
+};
+
+/// Reports the checks that need the run's evidence as not checkable,
+/// because of `u`.
+pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>, u: &Unverifiable<'_>) {
+    let (cause, why) = (u.cause, u.why);
     match opts.pins {
         None => report.push(no_pins(
             "no --pins given: published values not compared (verdict is unpinned)",
@@ -143,7 +153,7 @@ pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>, cause: &str) {
         Some(p) => {
             for pin in &p.pins {
                 report.push(
-                    Check::not_checkable_by(format!("pin:{}", pin.name), cause, &why)
+                    Check::not_checkable_by(format!("pin:{}", pin.name), cause, why)
                         .in_area(PINS_AREA),
                 );
             }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::context::Run;
 use super::evidence::{self, collect_run_dir, open_in_root, Collector, Plan, Unusable};
-use super::run::{check_qualification, evaluate, unverifiable_rest};
+use super::run::{check_qualification, evaluate, unverifiable_rest, QUALIFICATION_INVALID};
 use super::verdict::SealState;
 use super::{schema, Options, QualifyError, Source, Verification, QUALIFICATION_FILE};
 use crate::report::{Check, Reason, Report};
@@ -52,7 +52,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
     ));
     let qbytes = read_qualification(root)?;
     let Some(q) = check_qualification(&mut report, qbytes.as_deref().map_err(Clone::clone)) else {
-        unverifiable_rest(&mut report, opts, "qualification.schema");
+        unverifiable_rest(&mut report, opts, &QUALIFICATION_INVALID);
         return Ok(Verification::new(report, opts, &source));
     };
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());

@@ -48,28 +48,6 @@ pub fn claim_counts(v: &Verification) -> (usize, Vec<String>) {
     (compared, left_out)
 }
 
-/// The publication's rows and cells ([`Kind::Publication`]): (checked, not
-/// checked: their ids without the `publication:` head).
-pub fn publication_counts(v: &Verification) -> (usize, Vec<String>) {
-    let mut checked = 0;
-    let mut unmapped = Vec::new();
-    for c in v
-        .report
-        .checks()
-        .iter()
-        .filter(|c| c.kind() == Kind::Publication)
-    {
-        match c.ok() {
-            None => {
-                let rest = c.id.strip_prefix("publication:").unwrap_or(&c.id);
-                unmapped.push(rest.to_string())
-            }
-            Some(_) => checked += 1,
-        }
-    }
-    (checked, unmapped)
-}
-
 /// The verdict of `v`.
 pub fn verdict(v: &Verification) -> Verdict {
     let r = &v.report;
@@ -86,18 +64,11 @@ pub fn verdict(v: &Verification) -> Verdict {
             left_out.join(", ")
         )
     };
-    let (pub_checked, unmapped) = publication_counts(v);
-    if pub_checked + unmapped.len() > 0 {
-        claims.push_str(&format!("; {pub_checked} publication checks"));
-        if unmapped.is_empty() {
-            claims.push_str(", every row and cell mapped to evidence");
-        } else {
-            claims.push_str(&format!(
-                ", {} row(s) or cell(s) NOT CHECKED (no evidence in the run): {}",
-                unmapped.len(),
-                unmapped.join(", ")
-            ));
-        }
+    claims.push_str(&super::published::verdict_part(r));
+    if v.seal == SealState::Absent && v.bundle_sha256.is_some() {
+        claims.push_str(
+            "; no release seal beside the bundle: its bytes are not signed by a release key",
+        );
     }
     if s.failed > 0 {
         let echoes = if s.not_checkable > 0 {

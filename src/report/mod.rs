@@ -151,6 +151,11 @@ pub struct Check {
     pub expected: Option<Value>,
     /// The actual value, where one exists.
     pub actual: Option<Value>,
+    /// Set when the check compares a published value only with a file the
+    /// publisher named for it (a fact), not with evidence the run's chain
+    /// names: `{"fact", "file", "pointer"}`; serialised as `"source":
+    /// "publisher"` and `"stated_in"` (v1.1).
+    stated_in: Option<Box<Value>>,
     /// The group it is shown under, when its code names one (see
     /// [`Report::enter`]).
     area: Option<String>,
@@ -166,6 +171,7 @@ impl Check {
             detail: detail.into(),
             expected: None,
             actual: None,
+            stated_in: None,
             area: None,
             kind: Kind::Evidence,
         }
@@ -220,6 +226,22 @@ impl Check {
         self.expected = Some(expected.into());
         self.actual = Some(actual.into());
         self
+    }
+    /// Marks the check as backed only by a file the publisher named for it:
+    /// `fact` of `qualification.json`, read from `file` at `pointer`.
+    pub fn stated_by_publisher(mut self, fact: &str, file: &str, pointer: Option<&str>) -> Self {
+        self.stated_in = Some(Box::new(
+            serde_json::json!({"fact": fact, "file": file, "pointer": pointer}),
+        ));
+        self
+    }
+    /// `Some("publisher")` for a check backed only by the publisher's file.
+    pub fn source(&self) -> Option<&'static str> {
+        self.stated_in.as_ref().map(|_| "publisher")
+    }
+    /// The fact a publisher-backed check read (`{"fact", "file", "pointer"}`).
+    pub fn stated_in(&self) -> Option<&Value> {
+        self.stated_in.as_deref()
     }
     /// The same check, shown under `area`.
     pub fn in_area(mut self, area: impl Into<String>) -> Self {
@@ -293,6 +315,7 @@ impl Serialize for Check {
         let n = 4
             + usize::from(self.expected.is_some())
             + usize::from(self.actual.is_some())
+            + 2 * usize::from(self.stated_in.is_some())
             + usize::from(reason.is_some())
             + usize::from(cause.is_some());
         let mut st = s.serialize_struct("Check", n)?;
@@ -304,6 +327,10 @@ impl Serialize for Check {
         }
         if let Some(a) = &self.actual {
             st.serialize_field("actual", a)?;
+        }
+        if let Some(s) = &self.stated_in {
+            st.serialize_field("source", "publisher")?;
+            st.serialize_field("stated_in", s)?;
         }
         st.serialize_field("area", self.area())?;
         if let Some(r) = reason {

@@ -162,3 +162,10 @@ impl Outcome {
         assert_eq!(self.report["ok"], Value::Bool(true));
     }
 }
+
+/// [`proofpack`] with `PROOFPACK_CATALOG` set to `catalog`.
+pub fn proofpack_at(catalog: &std::path::Path) -> assert_cmd::Command {
+    let mut c = proofpack();
+    c.env("PROOFPACK_CATALOG", catalog);
+    c
+}

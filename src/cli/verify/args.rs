@@ -22,12 +22,27 @@ pub enum TableFormat {
 pub struct VerifyArgs {
     /// The sealed bundle (.tgz) or the run directory to verify.
     pub target: PathBuf,
-    /// The published pins (proofpack/pins/v1). Without it the verdict is
-    /// "unpinned": the run is checked for internal consistency only.
+    /// The published write-up (Markdown, or the text a docs site exports):
+    /// every row of its "Pinned inputs" table and every cell of its
+    /// "Measured points" table is checked against the evidence.
+    #[arg(long, value_name = "WRITEUP.md")]
+    pub publication: Option<PathBuf>,
+    /// With --publication: every table, row or cell of the write-up that is
+    /// not checked against evidence, and every row backed only by a file
+    /// the publisher wrote for it, fails (by default each is reported and
+    /// named in the verdict).
+    #[arg(
+        long = "require-all",
+        alias = "require-all-rows",
+        requires = "publication"
+    )]
+    pub require_all_rows: bool,
+    /// The published pins (proofpack/pins/v1), when there is no write-up to
+    /// give with --publication. Without either the verdict is "unpinned".
     #[arg(long, value_name = "PINS")]
     pub pins: Option<PathBuf>,
-    /// Trust roots (proofpack/trust/v1). Without it the engine attestations
-    /// fail: a signature that nobody trusts proves nothing.
+    /// Trust roots (proofpack/trust/v1): the keys you trust for engine,
+    /// release and host. Required (exit 2 without it) unless --structure-only.
     #[arg(long, value_name = "TRUST")]
     pub trust: Option<PathBuf>,
     /// Print the report as one JSON object (proofpack/report/v1) instead.
@@ -49,15 +64,6 @@ pub struct VerifyArgs {
     /// Layout of the recomputed measured-points table.
     #[arg(long, value_enum, default_value = "text")]
     pub table: TableFormat,
-    /// The published write-up (Markdown, or the text a docs site exports):
-    /// every row of its "Pinned inputs" table and every cell of its
-    /// "Measured points" table is checked against the evidence.
-    #[arg(long, value_name = "WRITEUP.md")]
-    pub publication: Option<PathBuf>,
-    /// With --publication: a row that no evidence in the run supports fails
-    /// (by default it is reported as not checked, and named).
-    #[arg(long, requires = "publication")]
-    pub require_all_rows: bool,
     /// Also write the report as one self-contained HTML page (verdict,
     /// checks, published inputs, recomputed table, latency plots).
     #[arg(long, value_name = "REPORT.html")]

@@ -1,12 +1,8 @@
-//! `verify`: the auditor's verb. A sealed bundle or a run directory, the
-//! published write-up or pins and the trust roots in; a checklist, a
-//! verdict and the recomputed measured-points table out. The verb loads
-//! the argument files, calls [`proofpack::qualify::verify`] and prints.
+//! `verify`, the auditor's verb: loads the argument files, calls
+//! [`proofpack::qualify::verify`], prints the checklist or the report.
 
 mod args;
 mod checklist;
-
-use std::path::Path;
 
 use anyhow::{Context, Result};
 use proofpack::digest::Sha256Digest;
@@ -16,46 +12,55 @@ use proofpack::qualify::{self, Inputs, PageContext};
 
 pub use args::VerifyArgs;
 
+use super::filekind::{read_as, Want};
 use super::Ui;
 
-/// Reads an argument file whole: its bytes and their SHA-256.
-fn read_arg_file(path: &Path, what: &str) -> Result<(Vec<u8>, Sha256Digest)> {
-    let bytes = proofpack::manifest::read_capped(path, MAX_SMALL_FILE)
-        .with_context(|| format!("cannot read the {what} file"))?;
-    let digest = Sha256Digest::of_bytes(&bytes);
-    Ok((bytes, digest))
+/// Reads the argument file `path` of `flag` (if given) whole and parses it
+/// as a `want`: the value and the SHA-256 of the very bytes parsed. A file
+/// of another kind is named as such.
+fn load<T>(
+    path: Option<&std::path::Path>,
+    (flag, want): (&str, Want),
+    parse: impl Fn(&[u8], &str) -> Result<T>,
+) -> Result<(Option<T>, Option<Sha256Digest>)> {
+    let Some(p) = path else {
+        return Ok((None, None));
+    };
+    read_as(p, flag, want, || {
+        let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?;
+        let value = parse(&bytes, &p.display().to_string())?;
+        Ok::<_, anyhow::Error>((Some(value), Some(Sha256Digest::of_bytes(&bytes))))
+    })
+    .with_context(|| format!("cannot use the {flag} file {}", p.display()))
 }
 
 /// Runs `proofpack verify`.
 pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
-    let (pins, pins_digest) = match &args.pins {
-        None => (None, None),
-        Some(p) => {
-            let (bytes, digest) = read_arg_file(p, "pins")?;
-            let pins = Pins::parse(&bytes, &p.display().to_string()).map_err(anyhow::Error::msg)?;
-            (Some(pins), Some(digest))
-        }
-    };
-    let (trust, trust_digest) = match &args.trust {
-        None => (None, None),
-        Some(p) => {
-            let (bytes, digest) = read_arg_file(p, "trust")?;
-            let trust = TrustStore::parse(&bytes, &p.display().to_string())
-                .with_context(|| format!("cannot use the trust file {}", p.display()))?;
-            (Some(trust), Some(digest))
-        }
-    };
+    // The page's path is checked before the verification, not after it.
+    if let Some(out) = &args.html {
+        super::output::check_file(out, "--html - would mix the page with the verdict")?;
+    }
+    let (pins, pins_digest) = load(args.pins.as_deref(), ("--pins", Want::Pins), |b, o| {
+        Pins::parse(b, o).map_err(anyhow::Error::msg)
+    })?;
+    let (trust, trust_digest) = load(args.trust.as_deref(), ("--trust", Want::Trust), |b, o| {
+        Ok(TrustStore::parse(b, o)?)
+    })?;
     let publication = match &args.publication {
         None => None,
         Some(p) => Some(
-            proofpack::publication::Publication::read(p).context("cannot use the publication")?,
+            read_as(p, "--publication", Want::Publication, || {
+                proofpack::publication::Publication::read(p)
+            })
+            .context("cannot use the publication")?,
         ),
     };
+    let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     let page = PageContext {
         trust_sha256: trust_digest,
-        trust: args.trust.as_ref().map(|p| p.display().to_string()),
-        publication: args.publication.as_ref().map(|p| p.display().to_string()),
-        pins: args.pins.as_ref().map(|p| p.display().to_string()),
+        trust: shown(&args.trust),
+        publication: shown(&args.publication),
+        pins: shown(&args.pins),
         verified_at: proofpack::timefmt::rfc3339_utc_now(),
     };
     let inputs = Inputs {
@@ -75,7 +80,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     if let Some(out) = &args.html {
         let json: serde_json::Value = serde_json::from_str(&v.report.to_json())?;
         let html = proofpack::html::render(&json)?;
-        proofpack::atomic::write_atomic(out, html.as_bytes(), 0o644, true)?;
+        super::output::write(out, html.as_bytes(), 0o644, true)?;
     }
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(&proofpack::catalog::VerificationRecord {
@@ -93,14 +98,11 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     } else {
         checklist::print(&v, args.table, ui);
     }
-    let s = v.report.summary();
+    let (s, secs) = (v.report.summary(), started.elapsed().as_secs_f64());
+    let n = v.report.checks().len();
     ui.note(&format!(
-        "verify: {} checks ({} passed, {} failed, {} skipped) in {:.2} s",
-        v.report.checks().len(),
-        s.passed,
-        s.failed,
-        s.skipped,
-        started.elapsed().as_secs_f64()
+        "verify: {n} checks ({} passed, {} failed, {} skipped) in {secs:.2} s",
+        s.passed, s.failed, s.skipped
     ));
     Ok(v.report.exit_code())
 }

@@ -11,7 +11,7 @@ use crate::qualify::{AttestedEngine, EngineFacts};
 use crate::report::Check;
 
 /// The verified attestations' facts, or why some engine's cannot be used.
-fn engines<'c>(
+pub(super) fn engines<'c>(
     ctx: &'c Context<'_>,
 ) -> Result<Vec<(&'c str, &'c AttestedEngine, &'c EngineFacts)>, String> {
     let mut out = Vec::new();

@@ -1,24 +1,29 @@
-//! The publication as written, checked against the evidence (v1.1, issue
-//! 11): every row of its "Pinned inputs" table and every cell of its
-//! "Measured points" table becomes a check (`publication:pin:<slug>`,
+//! The publication as written, checked against the evidence (contract
+//! section 9): every row of its pinned-inputs table and every cell of its
+//! measured-points tables becomes a check (`publication:pin:<slug>`,
 //! `publication:point:<offered rate>.<column>`), each naming the row or cell
-//! as published.
+//! as published; every table proofpack does not read is
+//! `publication:table:<line>`, not checked.
 //!
-//! A row is mapped to evidence by what it is (a digest of an attested
-//! subject, the engine, the accelerator, the model, the SLO budgets, the
-//! workload) or, for anything else, through the run's facts
-//! ([`super::facts`]): a row whose slug names a fact is checked against it.
-//! A row nothing in the run records is reported as not checked (`ok: null`)
-//! and named, or fails with `--require-all-rows`; nothing published is
-//! ignored silently.
+//! A row whose meaning proofpack knows is checked against the file the
+//! evidence chain names ([`chain`]): the attested subjects (weights, config,
+//! image), the benchmark plan and the workload, qualified fleet and
+//! revisions it names, the profile store the fleet names. A row with no
+//! chain is checked against a fact of `qualification.json` of its name
+//! ([`super::facts`]) and marked `"source": "publisher"`: it is counted
+//! apart in the verdict, never as mapped to evidence. A row nothing records
+//! is reported as not checked (`ok: null`) and named. `--require-all` makes
+//! every table, row or cell not checked and every publisher-backed row
+//! fail.
 //!
 //! The module is split by concept: this file holds the [`Context`] the
-//! checks read, the helpers every row shares (where a row is, a row nothing
-//! records, a row checked against a fact) and [`check_publication`];
-//! `pinned` checks the pinned-inputs rows, with `attestations` comparing a
-//! row against every engine's attestation and `workload` the budgets and
-//! workload rows; `points` checks the measured-points cells; `row_pins`
-//! turns the rows into pins ([`pins_from_publication`]).
+//! checks read, the helpers every row shares and [`check_publication`];
+//! `chain` resolves the evidence chain; `pinned` checks the pinned-inputs
+//! rows, with `attestations` comparing a row against every engine's
+//! attestation and `workload` the budgets and workload rows; `points` checks
+//! the measured-points cells; `row_pins` turns the rows into pins
+//! ([`pins_from_publication`]); `summary` counts what the verdict says of
+//! the publication ([`verdict_part`]).
 
 use std::collections::BTreeMap;
 
@@ -31,14 +36,17 @@ use crate::publication::{Pinned, PinnedRow, Publication};
 use crate::report::{Check, Reason, Report};
 
 mod attestations;
+mod chain;
 mod pinned;
 mod points;
 mod row_pins;
+mod summary;
 mod workload;
 
 use pinned::pinned_checks;
 use points::point_checks;
-pub use row_pins::{pins_from_publication, RowPins};
+pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
+pub use summary::verdict_part;
 
 /// What the publication checks read.
 pub struct Context<'a> {
@@ -56,7 +64,8 @@ pub struct Context<'a> {
     pub facts: &'a Facts,
     /// The bundle's SHA-256 (bundles only).
     pub bundle_digest: Option<Sha256Digest>,
-    /// Unmapped rows fail instead of being skipped.
+    /// Rows, cells and tables not checked, and rows backed only by the
+    /// publisher's own files, fail (`--require-all`).
     pub require_all_rows: bool,
 }
 
@@ -83,12 +92,15 @@ fn row_at(p: &Publication, r: &PinnedRow) -> String {
 fn unmapped(ctx: &Context<'_>, id: String, at: &str, what: &str, how: &str) -> Check {
     let why = format!("{at}: no evidence in this run records {what} ({how})");
     if ctx.require_all_rows {
-        Check::fail(id, format!("{why}; --require-all-rows"))
+        Check::fail(id, format!("{why}; --require-all"))
     } else {
         Check::not_checked(id, Reason::NoEvidence, format!("not checked: {why}"))
     }
 }
 
+/// A row checked against a fact the publisher declared for it: the value
+/// holds or not, and either way the check says it is backed only by the
+/// publisher's own file (and fails under `--require-all`).
 fn fact_check(
     ctx: &Context<'_>,
     id: String,
@@ -98,36 +110,41 @@ fn fact_check(
     holds: impl Fn(&FactValue) -> bool,
     published: serde_json::Value,
 ) -> Check {
-    match ctx.facts.get(name) {
-        None => unmapped(
-            ctx,
-            id,
-            at,
-            what,
-            &format!("declare a fact named {name:?} in qualification.json"),
-        ),
+    let decl = ctx.q.facts.iter().find(|f| f.name == name);
+    let (file, pointer) = decl.map_or(("", None), |f| (f.file.as_str(), f.pointer.as_deref()));
+    let whence = match pointer {
+        Some(p) => format!("{file} at {p}"),
+        None => format!("the SHA-256 of {file}"),
+    };
+    let c = match ctx.facts.get(name) {
+        None => {
+            return unmapped(
+                ctx,
+                id,
+                at,
+                what,
+                &format!("no chain of evidence names it; a fact named {name:?} in qualification.json would be the publisher's own statement"),
+            )
+        }
         Some(Err(why)) => Check::fail(id, format!("{at}: fact {name} cannot be read: {why}")),
         Some(Ok(f)) => {
             let ok = holds(f);
-            Check::outcome(
-                id,
-                ok,
-                if ok {
-                    format!("{at}: {what} is {} (fact {name})", f.describe())
-                } else {
-                    format!(
-                        "{at}: the run records {what} {} (fact {name})",
-                        f.describe()
-                    )
-                },
-            )
-            .with_values(published, f.describe())
+            let tail = format!("stated by the publisher: fact {name}, {whence}; no chain of evidence names this file");
+            let c = if !ok {
+                Check::fail(id, format!("{at}: the publisher's fact gives {what} {} ({tail})", f.describe()))
+            } else if ctx.require_all_rows {
+                Check::fail(id, format!("{at}: {what} is {} only by the publisher's own file ({tail}); --require-all", f.describe()))
+            } else {
+                Check::pass(id, format!("{at}: {what} is {} ({tail})", f.describe()))
+            };
+            c.with_values(published, f.describe())
         }
-    }
+    };
+    c.stated_by_publisher(name, file, pointer)
 }
 
 /// Appends every publication check: the bundle digest of its prose, each
-/// pinned row, each measured cell.
+/// pinned row, each measured cell, each table not read.
 pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
     if let Some((d, line)) = p.bundle {
         let at = format!("{}:{}", p.origin, line);
@@ -144,6 +161,19 @@ pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>
             ),
         });
     }
-    pinned_checks(report, p, ctx);
+    let chain = chain::Chain::resolve(ctx);
+    pinned_checks(report, p, ctx, &chain);
     point_checks(report, p, ctx);
+    for t in &p.unchecked_tables {
+        let id = format!("publication:table:{}", t.line);
+        let why = format!(
+            "{}:{}: a table with header {:?} ({} rows) is neither a pinned-inputs table (| Input | Value |) nor a measured-points table: what it states is not checked",
+            p.origin, t.line, t.header, t.rows
+        );
+        report.push(if ctx.require_all_rows {
+            Check::fail(id, format!("{why}; --require-all"))
+        } else {
+            Check::not_checked(id, Reason::NotDefined, format!("not checked: {why}"))
+        });
+    }
 }

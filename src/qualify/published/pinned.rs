@@ -1,11 +1,14 @@
 //! The pinned-inputs rows: each row's kind mapped to its checks (digest
-//! rows against attested subjects, the plan or a fact; engine, accelerator
-//! and model rows against the attestations; commits and unknown labels
-//! against facts), and every extra column reported as not checked.
+//! rows against attested subjects or the file the evidence chain names;
+//! engine, accelerator and model rows against the attestations; commits
+//! against the plan's revisions; anything else against a fact the
+//! publisher declared, marked as such), and every extra column reported as
+//! not checked.
 
 use serde_json::json;
 
 use super::attestations::{per_engine, subject_check};
+use super::chain::{Chain, Link, Missing, Revision};
 use super::workload::{budgets, workload};
 use super::{fact_check, row_at, unmapped, Context};
 use crate::digest::Sha256Digest;
@@ -13,8 +16,18 @@ use crate::publication::{Pinned, PinnedRow, Publication};
 use crate::qualify::file_problem;
 use crate::report::{Check, Report};
 
+/// A row whose chain link is missing: not checked when nothing names the
+/// file, not checkable when it is named but unusable.
+pub(super) fn missing(ctx: &Context<'_>, id: String, at: &str, what: &str, m: Missing) -> Check {
+    match m {
+        Missing::NotNamed(why) => unmapped(ctx, id, at, what, &why),
+        Missing::Unusable(why) => Check::not_checkable(id, format!("{at}: {why}")),
+    }
+}
+
 fn digest_row(
     ctx: &Context<'_>,
+    chain: &Chain,
     p: &Publication,
     r: &PinnedRow,
     digest: Sha256Digest,
@@ -63,7 +76,13 @@ fn digest_row(
     }
     if matches!(base.as_str(), "benchmark-plan" | "plan") {
         let Some(plan) = &ctx.q.plan else {
-            return Check::not_checkable(id, format!("{at}: qualification.json names no plan"));
+            return unmapped(
+                ctx,
+                id,
+                &at,
+                "the benchmark plan",
+                "qualification.json names no plan",
+            );
         };
         return match (
             file_problem(plan, ctx.collected, ctx.unusable),
@@ -74,41 +93,91 @@ fn digest_row(
             (None, Some(d)) => Check::outcome(
                 id,
                 *d == digest,
-                format!("{at}: the benchmark plan {plan} is {}", d.prefixed()),
+                format!(
+                    "{at}: the benchmark plan {plan} (named by qualification.json) is {}",
+                    d.prefixed()
+                ),
+            )
+            .with_values(digest.to_hex(), d.to_hex()),
+        };
+    }
+    let link = match base.as_str() {
+        "workload" => Some(Link::Workload),
+        "qualified-fleet" | "fleet" => Some(Link::Fleet),
+        "profile-store" => Some(Link::ProfileStore),
+        _ => None,
+    };
+    if let Some(link) = link {
+        return match chain.digest(ctx, link) {
+            Err(m) => missing(ctx, id, &at, &format!("what {base} is"), m),
+            Ok((path, by, d)) => Check::outcome(
+                id,
+                d == digest,
+                format!("{at}: {path} (named by {by}) is {}", d.prefixed()),
             )
             .with_values(digest.to_hex(), d.to_hex()),
         };
     }
     let name = if ctx.facts.contains_key(&base) {
-        &base
+        base.clone()
     } else {
-        &r.slug
+        r.slug.clone()
     };
-    match ctx.facts.get(name) {
-        None => unmapped(
-            ctx,
-            id,
-            &at,
-            &format!("what {base} is"),
-            &format!("declare a fact named {base:?} in qualification.json"),
-        ),
-        Some(Err(why)) => Check::fail(id, format!("{at}: fact {name} cannot be read: {why}")),
-        Some(Ok(f)) => match f.as_digest() {
-            Some(d) => Check::outcome(
-                id,
-                d == digest,
-                format!("{at}: fact {name} of the run is {}", d.prefixed()),
-            )
-            .with_values(digest.to_hex(), d.to_hex()),
-            None => Check::fail(
-                id,
-                format!("{at}: fact {name} is {}, not a digest", f.describe()),
-            ),
+    fact_check(
+        ctx,
+        id,
+        &at,
+        &name,
+        &format!("the SHA-256 of {base}"),
+        move |f| f.as_digest() == Some(digest),
+        json!(digest.to_hex()),
+    )
+}
+
+fn commit_row(
+    ctx: &Context<'_>,
+    chain: &Chain,
+    id: String,
+    at: &str,
+    r: &PinnedRow,
+    c: &str,
+) -> Check {
+    let which = if r.slug == "benchmark-client-source" || r.slug == "client-source" {
+        Some(Revision::Client)
+    } else if r.slug.ends_with("router-source") {
+        Some(Revision::Router)
+    } else {
+        None
+    };
+    let what = format!("the {} commit", r.label);
+    match which {
+        Some(w) => match chain.revision(w) {
+            Err(m) => missing(ctx, id, at, &what, m),
+            Ok((rev, by)) => {
+                Check::outcome(id, rev == c, format!("{at}: {by} is {rev}")).with_values(c, rev)
+            }
         },
+        None => {
+            let c2 = c.to_string();
+            fact_check(
+                ctx,
+                id,
+                at,
+                &r.slug,
+                &what,
+                move |f| f.equals_text(&c2),
+                json!(c),
+            )
+        }
     }
 }
 
-pub(super) fn pinned_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
+pub(super) fn pinned_checks(
+    report: &mut Report,
+    p: &Publication,
+    ctx: &Context<'_>,
+    chain: &Chain,
+) {
     for r in &p.pinned {
         let id = format!("publication:pin:{}", r.slug);
         let at = row_at(p, r);
@@ -122,7 +191,9 @@ pub(super) fn pinned_checks(report: &mut Report, p: &Publication, ctx: &Context<
             ));
         }
         match &r.kind {
-            Pinned::Digest { digest, files } => report.push(digest_row(ctx, p, r, *digest, *files)),
+            Pinned::Digest { digest, files } => {
+                report.push(digest_row(ctx, chain, p, r, *digest, *files))
+            }
             Pinned::Engine {
                 name,
                 version,
@@ -224,24 +295,13 @@ pub(super) fn pinned_checks(report: &mut Report, p: &Publication, ctx: &Context<
                     |v| v == m,
                 ));
             }
-            Pinned::Commit(c) => {
-                let c2 = c.clone();
-                report.push(fact_check(
-                    ctx,
-                    id,
-                    &at,
-                    &r.slug,
-                    &format!("the {} commit", r.label),
-                    move |f| f.equals_text(&c2),
-                    json!(c),
-                ));
-            }
+            Pinned::Commit(c) => report.push(commit_row(ctx, chain, id, &at, r, c)),
             Pinned::Budgets {
                 ttft,
                 tpot,
                 deadline,
-            } => budgets(ctx, report, &at, &r.slug, ttft, tpot, deadline),
-            Pinned::Workload(w) => workload(ctx, report, &at, &r.slug, w),
+            } => budgets(ctx, chain, report, &at, &r.slug, ttft, tpot, deadline),
+            Pinned::Workload(w) => workload(ctx, chain, report, &at, &r.slug, w),
             Pinned::Text => {
                 let v = r.value.clone();
                 report.push(fact_check(

@@ -5,9 +5,11 @@
 
 use serde_json::json;
 
-use super::{unmapped, Context};
-use crate::publication::{CellValue, Decimal, Metric, Publication};
+use super::attestations::engines;
+use super::Context;
+use crate::publication::{CellValue, Decimal, Metric, Per, Publication};
 use crate::qualify::facts::same_number;
+use crate::qualify::metrics::percentile_sorted;
 use crate::qualify::point::claim_keys;
 use crate::qualify::schema::Point;
 use crate::qualify::PointRow;
@@ -23,22 +25,58 @@ fn claim_of(point: &Point, key: &str) -> Option<f64> {
 
 fn recomputed(row: &PointRow, metric: Metric) -> Option<f64> {
     let m = &row.metrics;
-    let pct = |p: u8| match p {
-        50 => Some(0),
-        95 => Some(1),
-        99 => Some(2),
-        _ => None,
-    };
+    let s = &row.series;
+    let pct = |v: &[f64], p: u16| percentile_sorted(v, f64::from(p) / 100.0);
     match metric {
         Metric::SentRate => row.measured_rate,
-        Metric::CompletedRate => m.completed_rate,
-        Metric::OutputThroughput => m.output_throughput,
-        Metric::Ttft(p) => pct(p).and_then(|i| m.ttft_s[i]),
-        Metric::Tpot(p) => pct(p).and_then(|i| m.tpot_ms[i]),
+        Metric::CompletedRate(_) => m.completed_rate,
+        Metric::OutputThroughput(_) => m.output_throughput,
+        Metric::Ttft(p) => pct(&s.ttft_s, p),
+        Metric::Tpot(p) => pct(&s.tpot_ms, p),
+    }
+}
+
+/// What a "per GPU" or "per engine" value is divided by: the GPUs every
+/// verified attestation states, or the engines of the run.
+fn divisor(ctx: &Context<'_>, metric: Metric) -> Result<Option<(f64, String)>, String> {
+    let per = match metric {
+        Metric::CompletedRate(p) | Metric::OutputThroughput(p) => p,
+        _ => return Ok(None),
+    };
+    match per {
+        Per::Fleet => Ok(None),
+        Per::Engine => {
+            let n = ctx.q.engines.len();
+            Ok(Some((
+                n as f64,
+                format!("per engine: divided by the {n} engines of the run"),
+            )))
+        }
+        Per::Gpu => {
+            let list = engines(ctx)?;
+            let gpus: u64 = list.iter().map(|(_, _, f)| f.accelerator_count).sum();
+            if gpus == 0 {
+                return Err("the attestations state no GPUs".into());
+            }
+            Ok(Some((
+                gpus as f64,
+                format!(
+                    "per GPU: divided by the {gpus} GPUs the {} engines attest",
+                    list.len()
+                ),
+            )))
+        }
     }
 }
 
 pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
+    if p.measured_tables.is_empty() && p.points.is_empty() {
+        report.push(Check::fail(
+            "publication:points",
+            format!("{}: the write-up has no measured-points table: the {} points the run measured are not published", p.origin, ctx.q.points.len()),
+        ));
+        return;
+    }
     // Every declared point is published and every published row is a point.
     let mut missing = Vec::new();
     for qp in &ctx.q.points {
@@ -73,6 +111,8 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
         let rate = &row.offered.text;
         let base = format!("publication:point:{rate}");
         let at = format!("{}:{} (offered rate {rate} request/s)", p.origin, row.line);
+        let cell_line =
+            |line: usize| format!("{}:{line} (offered rate {rate} request/s)", p.origin);
         let found = ctx
             .q
             .points
@@ -106,23 +146,46 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
         ));
         for c in &row.cells {
             let id = format!("{base}.{}", c.key);
-            let cell_at = format!("{at}, column \"{}\"", c.column);
+            let cell_at = format!("{}, column \"{}\"", cell_line(c.line), c.column);
             match &c.value {
-                CellValue::Unmapped(text) => report.push(unmapped(
-                    ctx,
-                    id,
-                    &format!("{cell_at}: {text:?}"),
-                    &format!("a column called {:?}", c.column),
-                    "proofpack checks offered rate, completed rate, output throughput, TTFT and TPOT percentiles, sent rate and the result",
-                )),
-                CellValue::Number { metric, value, factor, unit } => {
+                CellValue::Number {
+                    metric,
+                    value,
+                    factor,
+                    unit,
+                } => {
                     let Some(rec) = rec else {
-                        report.push(Check::not_checkable(id, format!("{cell_at}: the point's records could not be read (see point:{})", qp.name)));
+                        report.push(Check::not_checkable(
+                            id,
+                            format!(
+                                "{cell_at}: the point's records could not be read (see point:{})",
+                                qp.name
+                            ),
+                        ));
                         continue;
                     };
-                    let got = recomputed(rec, *metric);
-                    report.push(number_cell(id.clone(), &cell_at, value, *factor, unit, got));
-                    if let Some(claim) = claim_of(qp, &metric.key()) {
+                    let (got, how) = match divisor(ctx, *metric) {
+                        Err(why) => {
+                            report.push(Check::not_checkable(id, format!("{cell_at}: {why}")));
+                            continue;
+                        }
+                        Ok(None) => (recomputed(rec, *metric), None),
+                        Ok(Some((d, how))) => (recomputed(rec, *metric).map(|v| v / d), Some(how)),
+                    };
+                    let mut c = number_cell(id.clone(), &cell_at, value, *factor, unit, got);
+                    if let Some(how) = how {
+                        c.detail = format!("{} ({how})", c.detail);
+                    }
+                    report.push(c);
+                    let claim = match metric {
+                        Metric::CompletedRate(Per::Fleet)
+                        | Metric::OutputThroughput(Per::Fleet)
+                        | Metric::SentRate
+                        | Metric::Ttft(_)
+                        | Metric::Tpot(_) => claim_of(qp, &metric.key()),
+                        _ => None,
+                    };
+                    if let Some(claim) = claim {
                         let published = value.value * factor;
                         report.push(
                             Check::outcome(
@@ -138,20 +201,39 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
                         );
                     }
                 }
-                CellValue::Result { within, of, failed, timed_out, cancelled } => {
+                CellValue::Result {
+                    within,
+                    of,
+                    failed,
+                    timed_out,
+                    cancelled,
+                } => {
                     let Some(rec) = rec else {
-                        report.push(Check::not_checkable(id, format!("{cell_at}: the point's records could not be read (see point:{})", qp.name)));
+                        report.push(Check::not_checkable(
+                            id,
+                            format!(
+                                "{cell_at}: the point's records could not be read (see point:{})",
+                                qp.name
+                            ),
+                        ));
                         continue;
                     };
                     let m = &rec.metrics;
                     let mut off = Vec::new();
                     if *within != m.within_limits {
-                        off.push(format!("{} within limits, the records give {}", within, m.within_limits));
+                        off.push(format!(
+                            "{} within limits, the records give {}",
+                            within, m.within_limits
+                        ));
                     }
                     if *of != qp.requests {
                         off.push(format!("out of {of}, the point measured {}", qp.requests));
                     }
-                    for (what, stated, actual) in [("failed", failed, m.errors), ("timed out", timed_out, m.timeouts), ("cancelled", cancelled, m.cancelled)] {
+                    for (what, stated, actual) in [
+                        ("failed", failed, m.errors),
+                        ("timed out", timed_out, m.timeouts),
+                        ("cancelled", cancelled, m.cancelled),
+                    ] {
                         if let Some(s) = stated {
                             if *s != actual {
                                 off.push(format!("{s} {what}, the records give {actual}"));
@@ -159,10 +241,34 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
                         }
                     }
                     report.push(if off.is_empty() {
-                        Check::pass(id.clone(), format!("{cell_at}: {within}/{of} within limits, as recomputed"))
+                        Check::pass(
+                            id.clone(),
+                            format!("{cell_at}: {within}/{of} within limits, as recomputed"),
+                        )
                     } else {
-                        Check::fail(id.clone(), format!("{cell_at}: published {within}/{of}: {}", off.join("; ")))
-                            .with_values(json!({"within": within, "of": of}), json!({"within": m.within_limits, "of": qp.requests}))
+                        Check::fail(
+                            id.clone(),
+                            format!("{cell_at}: published {within}/{of}: {}", off.join("; ")),
+                        )
+                        .with_values(
+                            json!({"within": within, "of": of}),
+                            json!({"within": m.within_limits, "of": qp.requests}),
+                        )
+                    });
+                    let unstated: Vec<String> = [
+                        ("failed", failed, m.errors),
+                        ("timed out", timed_out, m.timeouts),
+                        ("cancelled", cancelled, m.cancelled),
+                    ]
+                    .iter()
+                    .filter(|(_, stated, actual)| stated.is_none() && *actual > 0)
+                    .map(|(what, _, actual)| format!("{actual} {what}"))
+                    .collect();
+                    report.push(if unstated.is_empty() {
+                        Check::pass(format!("{id}.unstated_failures"), format!("{cell_at}: every failed, timed-out and cancelled request of the point is stated ({} failed, {} timed out, {} cancelled in the records)", m.errors, m.timeouts, m.cancelled))
+                    } else {
+                        Check::fail(format!("{id}.unstated_failures"), format!("{cell_at}: the records have {} that the cell does not state: \"{within}/{of} within limits\" reads as if nothing failed", unstated.join(", ")))
+                            .with_values(json!({"failed": failed, "timed_out": timed_out, "cancelled": cancelled}), json!({"failed": m.errors, "timed_out": m.timeouts, "cancelled": m.cancelled}))
                     });
                     if let Some(claim) = qp.claims.within_limits {
                         report.push(

@@ -35,6 +35,16 @@ fn digest_pin_name(slug: &str, files: Option<u64>) -> String {
     }
 }
 
+/// True if the publication states at least one pin (a digest, a commit or
+/// the bundle digest): without one the verdict is unpinned.
+pub fn publication_has_pins(p: &Publication) -> bool {
+    p.bundle.is_some()
+        || p.pinned.iter().any(|r| {
+            matches!(r.kind, Pinned::Digest { .. } | Pinned::Commit(_))
+                || matches!(&r.kind, Pinned::Engine { image: Some(_), .. })
+        })
+}
+
 /// The pins a publication states (`proofpack/pins/v1`, v1.1 value pins for
 /// commits), and row by row what each became.
 pub fn pins_from_publication(p: &Publication) -> (serde_json::Value, Vec<RowPins>) {

@@ -1,16 +1,57 @@
 //! The latency-budget and workload rows: budgets against the SLO and the
-//! first-token deadline fact, workload parameters against facts, token
-//! counts against every measured record, and the prompt token pool.
+//! first-token deadline of the qualified fleet the plan names, workload
+//! parameters against the workload file the plan names, token counts
+//! against every measured record, and the prompt token pool.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::{fact_check, unmapped, Context};
+use super::chain::{Chain, Link};
+use super::pinned::missing;
+use super::Context;
 use crate::publication::{Decimal, Workload};
-use crate::qualify::facts::{same_number, FactValue};
+use crate::qualify::facts::same_number;
 use crate::report::{Check, Report};
 
+/// Compares a published value with the value at `pointer` of the file the
+/// chain names.
+#[allow(clippy::too_many_arguments)]
+fn chained(
+    ctx: &Context<'_>,
+    chain: &Chain,
+    id: String,
+    at: &str,
+    link: Link,
+    pointer: &str,
+    what: &str,
+    holds: impl Fn(&Value) -> bool,
+    published: Value,
+) -> Check {
+    match chain.value(ctx, link, pointer) {
+        Err(m) => missing(ctx, id, at, what, m),
+        Ok((path, None)) => Check::fail(
+            id,
+            format!("{at}: {path} has no {pointer:?}, so it does not record {what}"),
+        ),
+        Ok((path, Some(v))) => {
+            let ok = holds(&v);
+            Check::outcome(
+                id,
+                ok,
+                if ok {
+                    format!("{at}: {what} is {v} ({path} {pointer})")
+                } else {
+                    format!("{at}: {path} records {what} {v} ({pointer})")
+                },
+            )
+            .with_values(published, v)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 pub(super) fn budgets(
     ctx: &Context<'_>,
+    chain: &Chain,
     report: &mut Report,
     at: &str,
     slug: &str,
@@ -37,13 +78,15 @@ pub(super) fn budgets(
     }
     if let Some((d, f)) = deadline {
         let secs = d.value * f;
-        report.push(fact_check(
+        report.push(chained(
             ctx,
+            chain,
             format!("publication:pin:{slug}.first-token-deadline"),
             at,
-            "first-token-deadline",
+            Link::Fleet,
+            "/first_token_deadline_s",
             "the first-token deadline",
-            |fv| fv.as_f64().is_some_and(|x| same_number(x, secs)),
+            |v| v.as_f64().is_some_and(|x| same_number(x, secs)),
             json!(secs),
         ));
         let ttft_budget = ttft.as_ref().map_or(slo.ttft_s, |(d, f)| d.value * f);
@@ -65,22 +108,31 @@ pub(super) fn budgets(
     }
 }
 
-pub(super) fn workload(ctx: &Context<'_>, report: &mut Report, at: &str, slug: &str, w: &Workload) {
+pub(super) fn workload(
+    ctx: &Context<'_>,
+    chain: &Chain,
+    report: &mut Report,
+    at: &str,
+    slug: &str,
+    w: &Workload,
+) {
     let id = |part: &str| format!("publication:pin:{slug}.{part}");
-    let num = |name: &'static str, part: &str, what: &str, v: f64| {
-        fact_check(
+    let num = |pointer: &str, part: &str, what: &str, v: f64| {
+        chained(
             ctx,
+            chain,
             id(part),
             at,
-            name,
+            Link::Workload,
+            pointer,
             what,
-            move |f| f.as_f64().is_some_and(|x| same_number(x, v)),
+            move |x| x.as_f64().is_some_and(|x| same_number(x, v)),
             json!(v),
         )
     };
     if let Some(n) = w.input_tokens {
         report.push(num(
-            "workload.input-tokens",
+            "/input_tokens",
             "input-tokens",
             "the input length",
             n as f64,
@@ -96,7 +148,7 @@ pub(super) fn workload(ctx: &Context<'_>, report: &mut Report, at: &str, slug: &
     }
     if let Some(n) = w.output_tokens {
         report.push(num(
-            "workload.output-tokens",
+            "/output_tokens",
             "output-tokens",
             "the output length",
             n as f64,
@@ -111,39 +163,35 @@ pub(super) fn workload(ctx: &Context<'_>, report: &mut Report, at: &str, slug: &
         ));
     }
     if let Some(d) = &w.seed {
-        report.push(num("workload.seed", "seed", "the seed", d.value));
+        report.push(num("/seed", "seed", "the seed", d.value));
     }
     if let Some(d) = &w.temperature {
         report.push(num(
-            "workload.temperature",
+            "/temperature",
             "temperature",
             "the temperature",
             d.value,
         ));
     }
     if let Some(b) = w.prefix_caching {
-        report.push(fact_check(
+        report.push(chained(
             ctx,
+            chain,
             id("prefix-caching"),
             at,
-            "workload.prefix-caching",
+            Link::Workload,
+            "/prefix_caching",
             "prefix caching",
-            move |f| matches!(f, FactValue::Json(serde_json::Value::Bool(x)) if *x == b),
+            move |v| v.as_bool() == Some(b),
             json!(b),
         ));
     }
     if w.distinct_ids.is_some() || w.pool.is_some() {
         let cid = id("token-pool");
-        report.push(match ctx.facts.get("workload.token-pool") {
-            None => unmapped(
-                ctx,
-                cid,
-                at,
-                "the prompt token pool",
-                "declare a fact named \"workload.token-pool\" (a JSON array of token ids)",
-            ),
-            Some(Err(why)) => Check::fail(cid, format!("{at}: fact workload.token-pool cannot be read: {why}")),
-            Some(Ok(FactValue::Json(serde_json::Value::Array(ids)))) => {
+        report.push(match chain.value(ctx, Link::Workload, "/token_pool") {
+            Err(m) => missing(ctx, cid, at, "the prompt token pool", m),
+            Ok((path, None)) => Check::fail(cid, format!("{at}: {path} has no \"/token_pool\", so it does not record the prompt token pool")),
+            Ok((path, Some(Value::Array(ids)))) => {
                 let mut distinct: Vec<String> = ids.iter().map(|v| v.to_string()).collect();
                 distinct.sort();
                 distinct.dedup();
@@ -162,13 +210,13 @@ pub(super) fn workload(ctx: &Context<'_>, report: &mut Report, at: &str, slug: &
                     problems.push(format!("the pool has {k} distinct ids, the publication says {}", w.distinct_ids.unwrap_or(0)));
                 }
                 if problems.is_empty() {
-                    Check::pass(cid, format!("{at}: {k} distinct ids in a {n}-token pool"))
+                    Check::pass(cid, format!("{at}: {k} distinct ids in a {n}-token pool ({path} /token_pool)"))
                 } else {
                     Check::fail(cid, format!("{at}: {}", problems.join("; ")))
                         .with_values(json!({"distinct": w.distinct_ids, "pool": w.pool}), json!({"distinct": k, "pool": n}))
                 }
             }
-            Some(Ok(other)) => Check::fail(cid, format!("{at}: fact workload.token-pool is {}, not an array of token ids", other.describe())),
+            Ok((path, Some(other))) => Check::fail(cid, format!("{at}: {path} /token_pool is {other}, not an array of token ids")),
         });
     }
 }

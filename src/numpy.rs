@@ -1,7 +1,9 @@
 //! numpy's statistics, reproduced operation for operation so that a value
 //! computed by `np.mean`, `np.median`, `np.std` or `np.percentile` over a
 //! Python list of floats is reproduced to the last bit (checked against
-//! numpy itself in tests/peers_numpy.rs).
+//! numpy itself in tests/peers_numpy.rs and tests/qualify_numpy.rs). One
+//! module in the lowest layer, used by `qualify` (the claims' percentiles)
+//! and `peers` (the benchmark clients' statistics).
 //!
 //! - `np.add.reduce` over a contiguous float64 array is numpy's pairwise sum
 //!   of all its elements (fewer than 8 added in order from 0; up to 128 in 8
@@ -14,12 +16,42 @@
 //! - `np.median(a)` is the middle element, or the mean of the two middle
 //!   elements (`(lo + hi) / 2`), of the sorted values: not the 50th
 //!   percentile, which interpolates differently.
-//! - `np.percentile(a, p)` is [`crate::qualify::metrics::percentile_sorted`].
+//! - `np.percentile(a, p)` (numpy's default, `method="linear"`) is
+//!   [`percentile_sorted`], reproduced operation for operation, including
+//!   numpy's two-sided interpolation (`b - (b-a)(1-t)` when `t >= 0.5`).
 //!
 //! The benchmark clients call these on `list or 0`: an empty list gives 0.0
 //! for every statistic, which [`Stats`] reproduces.
 
-use crate::qualify::metrics::percentile_sorted;
+/// numpy's default percentile (`np.percentile(v, p)`, linear interpolation
+/// between closest ranks). `sorted` must be sorted ascending and free of NaN.
+/// Returns `None` for an empty slice.
+pub fn percentile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let q = p / 100.0;
+    let virtual_index = (n as f64 - 1.0) * q;
+    let prev = virtual_index.floor().clamp(0.0, (n - 1) as f64);
+    let i = prev as usize;
+    let j = (i + 1).min(n - 1);
+    let t = virtual_index - prev;
+    let (a, b) = (sorted[i], sorted[j]);
+    let d = b - a;
+    Some(if t >= 0.5 {
+        b - d * (1.0 - t)
+    } else {
+        a + d * t
+    })
+}
+
+/// [`percentile_sorted`] on unsorted data (sorts a copy).
+pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    percentile_sorted(&v, p)
+}
 
 const PW_BLOCKSIZE: usize = 128;
 
@@ -154,5 +186,19 @@ mod tests {
         assert_eq!(sum(&[0.1; 10]), 1.0);
         let naive: f64 = [0.1f64; 10].iter().sum();
         assert_ne!(naive, 1.0);
+    }
+
+    #[test]
+    fn percentile_basics() {
+        assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile(&[3.0], 99.0), Some(3.0));
+        assert_eq!(percentile(&[1.0, 2.0, 3.0, 4.0], 50.0), Some(2.5));
+        assert_eq!(percentile(&[4.0, 1.0, 3.0, 2.0], 0.0), Some(1.0));
+        assert_eq!(percentile(&[4.0, 1.0, 3.0, 2.0], 100.0), Some(4.0));
+        // numpy: np.percentile([1,2,3,4,5,6,7,8,9,10], 95) == 9.549999999999999
+        assert_eq!(
+            percentile(&[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.], 95.0),
+            Some(9.549999999999999)
+        );
     }
 }

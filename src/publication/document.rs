@@ -1,0 +1,380 @@
+//! The write-up as a typed document: its rendered prose blocks and its
+//! tables, each with its source line, from the one parse of [`markdown`].
+//! A write-up with anything that can hide or fake content is refused here
+//! (exit 2, naming line, column and what was found): raw HTML, footnotes,
+//! struck-through text, images, task-list checkboxes, lines that render as
+//! nothing (link reference definitions), table rows written with more
+//! cells than their header (GitHub drops the extra ones), a pre-pass
+//! heading that did not come out as a heading, and Unicode format
+//! characters (category Cf: zero-width space and joiner, bidi controls,
+//! soft hyphen, ...) or words mixing Latin with Greek or Cyrillic letters
+//! anywhere in the rendered text. A non-breaking space is a space.
+
+use super::markdown::{self, BlockKind, Container, RawBlock};
+use super::PublicationError;
+
+/// What a prose block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProseKind {
+    /// A paragraph (in a list item when [`Prose::in_list_item`]).
+    Paragraph,
+    /// A heading of this level.
+    Heading(u8),
+    /// A code block, verbatim.
+    Code,
+    /// A thematic break.
+    Rule,
+}
+
+/// A rendered prose block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prose {
+    /// What it is.
+    pub kind: ProseKind,
+    /// Its first line in the write-up.
+    pub line: usize,
+    /// Its last line.
+    pub end_line: usize,
+    /// The rendered text: inline text with runs of white space as one
+    /// space (as a browser shows it), code blocks verbatim.
+    pub text: String,
+    /// Inside a list item.
+    pub in_list_item: bool,
+    /// Inside a block quote.
+    pub in_quote: bool,
+}
+
+/// A table cell: its rendered text (white space runs as one space,
+/// trimmed) and where it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    /// The text.
+    pub text: String,
+    /// Line (1-based).
+    pub line: usize,
+    /// Column (1-based, bytes).
+    pub column: usize,
+}
+
+/// A table row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Its line.
+    pub line: usize,
+    /// Its cells, as many as the header's.
+    pub cells: Vec<Cell>,
+}
+
+/// A rendered table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// Line of its header row.
+    pub line: usize,
+    /// The header cells.
+    pub header: Vec<Cell>,
+    /// The body rows.
+    pub rows: Vec<Row>,
+    /// The nearest heading before it, if any.
+    pub heading: Option<String>,
+    /// Inside a list item or block quote.
+    pub nested: bool,
+}
+
+/// A block of the document, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// Prose.
+    Prose(Prose),
+    /// A table.
+    Table(Table),
+}
+
+/// The write-up, parsed and checked for hidden content.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Document {
+    /// Every rendered block, in order.
+    pub blocks: Vec<Block>,
+}
+
+impl Document {
+    /// The prose blocks, in order.
+    pub fn prose(&self) -> impl Iterator<Item = &Prose> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Prose(p) => Some(p),
+            Block::Table(_) => None,
+        })
+    }
+
+    /// The tables, in order.
+    pub fn tables(&self) -> impl Iterator<Item = &Table> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Table(t) => Some(t),
+            Block::Prose(_) => None,
+        })
+    }
+
+    /// Parses and checks write-up text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Document, PublicationError> {
+        let refuse = |line: usize, column: usize, what: String| PublicationError::Refused {
+            origin: origin.into(),
+            line,
+            column,
+            what,
+        };
+        if let Some((line, column, c)) = literal_format_char(text) {
+            return Err(refuse(line, column, format_char(c)));
+        }
+        let tree = markdown::parse(text).map_err(|e| PublicationError::Unreadable {
+            path: origin.into(),
+            reason: e.to_string(),
+        })?;
+        if let Some(f) = tree.findings.first() {
+            return Err(refuse(
+                f.line,
+                f.column,
+                format!("{}: a write-up shows only Markdown text and tables", f.what),
+            ));
+        }
+        for l in &tree.prepass_lines {
+            let heading = tree
+                .blocks
+                .iter()
+                .any(|b| b.line == *l && matches!(b.kind, BlockKind::Heading(_)));
+            if !heading {
+                return Err(refuse(*l, 1, "a line ending in ¶ (a docs-site heading) that is not a heading once read as one (it is inside a code block or another block): remove the ¶".into()));
+            }
+        }
+        let mut doc = Document::default();
+        let mut heading: Option<String> = None;
+        for b in tree.blocks {
+            check_text(&b, origin)?;
+            let in_item = b.containers.contains(&Container::Item);
+            let in_quote = b.containers.contains(&Container::Quote);
+            let prose = |kind, text| {
+                Block::Prose(Prose {
+                    kind,
+                    line: b.line,
+                    end_line: b.end_line,
+                    text,
+                    in_list_item: in_item,
+                    in_quote,
+                })
+            };
+            match b.kind {
+                BlockKind::Paragraph => doc
+                    .blocks
+                    .push(prose(ProseKind::Paragraph, squash(&b.text))),
+                BlockKind::Heading(l) => {
+                    let t = squash(&b.text);
+                    heading = Some(t.clone());
+                    doc.blocks.push(prose(ProseKind::Heading(l), t));
+                }
+                BlockKind::Code => doc.blocks.push(prose(ProseKind::Code, b.text.clone())),
+                BlockKind::Rule => doc.blocks.push(prose(ProseKind::Rule, String::new())),
+                BlockKind::Html => {
+                    return Err(refuse(b.line, 1, "an HTML block".into()));
+                }
+                BlockKind::Table => {
+                    let mut rows = b.rows.into_iter();
+                    let Some(head) = rows.next() else { continue };
+                    let width = head.cells.len();
+                    let cells = |r: markdown::RawRow| -> Result<Row, PublicationError> {
+                        if r.written > width {
+                            return Err(refuse(r.line, 1, format!(
+                                "this table row is written with {} cells under a header of {width}: GitHub does not show the cells past the header's",
+                                r.written
+                            )));
+                        }
+                        Ok(Row {
+                            line: r.line,
+                            cells: r
+                                .cells
+                                .into_iter()
+                                .map(|c| Cell {
+                                    text: squash(&c.text),
+                                    line: c.line,
+                                    column: c.column,
+                                })
+                                .collect(),
+                        })
+                    };
+                    let header = cells(head)?;
+                    let body = rows.map(cells).collect::<Result<Vec<_>, _>>()?;
+                    doc.blocks.push(Block::Table(Table {
+                        line: header.line,
+                        header: header.cells,
+                        rows: body,
+                        heading: heading.clone(),
+                        nested: in_item || in_quote,
+                    }));
+                }
+            }
+        }
+        Ok(doc)
+    }
+}
+
+/// Runs of white space (any Unicode white space, NBSP included) as one
+/// space, trimmed: the text as a browser shows it.
+pub fn squash(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+/// Unicode general category Cf (format characters), by range.
+pub fn is_format_char(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
+        | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
+        | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F
+        | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
+}
+
+fn format_char(c: char) -> String {
+    format!("the invisible format character U+{:04X} (Unicode category Cf: zero-width, joiner, bidi control or soft hyphen) can hide or reorder what a reader sees; remove it", c as u32)
+}
+
+/// The first Cf character written literally (a BOM at the very start is
+/// allowed): line, column (bytes, 1-based) and the character.
+fn literal_format_char(text: &str) -> Option<(usize, usize, char)> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let skip = text.len() - body.len();
+    let (mut line, mut start) = (1, 0);
+    for (i, c) in body.char_indices() {
+        if c == '\n' {
+            line += 1;
+            start = i + 1;
+        } else if is_format_char(c) {
+            let col = i - start + 1 + if line == 1 { skip } else { 0 };
+            return Some((line, col, c));
+        }
+    }
+    None
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Latin,
+    Greek,
+    Cyrillic,
+    Other,
+}
+
+fn script(c: char) -> Script {
+    match c as u32 {
+        0x41..=0x5A | 0x61..=0x7A | 0xC0..=0x24F | 0x1E00..=0x1EFF | 0xFF21..=0xFF5A => {
+            if c == '\u{D7}' || c == '\u{F7}' {
+                Script::Other
+            } else {
+                Script::Latin
+            }
+        }
+        0x370..=0x3FF | 0x1F00..=0x1FFF => Script::Greek,
+        0x400..=0x52F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F => Script::Cyrillic,
+        _ => Script::Other,
+    }
+}
+
+/// The first word mixing Latin with Greek or Cyrillic letters: the word
+/// and the first letter not of the word's first script.
+fn mixed_script(text: &str) -> Option<(String, char)> {
+    for w in text.split(|c: char| !c.is_alphanumeric()) {
+        let latin = w.chars().any(|c| script(c) == Script::Latin);
+        let other = w
+            .chars()
+            .find(|c| matches!(script(*c), Script::Greek | Script::Cyrillic));
+        if let (true, Some(c)) = (latin, other) {
+            return Some((w.to_string(), c));
+        }
+    }
+    None
+}
+
+fn check_text(b: &RawBlock, origin: &str) -> Result<(), PublicationError> {
+    let refuse = |line: usize, column: usize, what: String| PublicationError::Refused {
+        origin: origin.into(),
+        line,
+        column,
+        what,
+    };
+    let check = |text: &str, line: usize, column: usize| -> Result<(), PublicationError> {
+        if let Some(c) = text.chars().find(|c| is_format_char(*c)) {
+            return Err(refuse(
+                line,
+                column,
+                format!("{} (written as a character reference)", format_char(c)),
+            ));
+        }
+        if let Some((w, c)) = mixed_script(text) {
+            return Err(refuse(line, column, format!(
+                "the word {w:?} mixes Latin with Greek or Cyrillic letters (U+{:04X} {c:?}): a look-alike letter makes a label or number that only seems to be the same",
+                c as u32
+            )));
+        }
+        Ok(())
+    };
+    check(&b.text, b.line, 1)?;
+    for r in &b.rows {
+        for c in &r.cells {
+            check(&c.text, c.line, c.column)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> String {
+        match Document::parse(text, "w.md") {
+            Err(e) => e.to_string(),
+            Ok(d) => panic!("{text:?} was read: {d:?}"),
+        }
+    }
+
+    #[test]
+    fn hidden_or_look_alike_content_is_refused_with_line_column_and_code_point() {
+        for (text, want) in [
+            (
+                "| a |\n|---|\n| 5\u{200b}.187 |\n",
+                "w.md:3:4: the invisible format character U+200B",
+            ),
+            (
+                "| a |\n|---|\n| 5&#8203;.187 |\n",
+                "w.md:3:2: the invisible format character U+200B",
+            ),
+            (
+                "| \u{415}ngine | x |\n|---|---|\n",
+                "\"Еngine\" mixes Latin with Greek or Cyrillic letters (U+0415",
+            ),
+            ("<div hidden>\n| a |\n|---|\n\n", "w.md:1:1: an HTML block"),
+            (
+                "| a | b |\n|---|---|\n| 1 | 2 |¶\n",
+                "w.md:3:1: this table row is written with 3 cells under a header of 2",
+            ),
+            ("```\nTitle¶\n```\n", "w.md:2:1: a line ending in ¶"),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn nbsp_is_a_space_and_text_is_as_shown() {
+        let d = Document::parse("Title¶\n\n| Input | Value |\n|---|---|\n| 8,192\u{a0}input  tokens | *x* `y` |\n\nA  para\nwith  lines.\n", "w.md").unwrap();
+        let t = d.tables().next().unwrap();
+        assert_eq!(t.heading.as_deref(), Some("Title"));
+        assert_eq!(t.rows[0].cells[0].text, "8,192 input tokens");
+        assert_eq!(t.rows[0].cells[1].text, "x y");
+        let p: Vec<&Prose> = d.prose().collect();
+        assert_eq!(p[1].text, "A para with lines.");
+        assert_eq!((p[1].line, p[1].end_line), (7, 8));
+    }
+}
