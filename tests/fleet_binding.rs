@@ -7,29 +7,20 @@
 
 mod fleet_support;
 
-use base64::Engine as _;
 use fleet_support::qualify_support::*;
 use fleet_support::*;
 use serde_json::{json, Value};
 
 const RECORD: &str = "manifests/weights.manifest.json";
 
-fn b64() -> base64::engine::GeneralPurpose {
-    base64::engine::general_purpose::STANDARD
-}
-
 /// The Statement of a DSSE envelope file.
 fn statement(path: &std::path::Path) -> Value {
-    let env: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    serde_json::from_slice(&b64().decode(env["payload"].as_str().unwrap()).unwrap()).unwrap()
+    statement_of(path)
 }
 
 /// Re-signs host `i`'s report of the sample with the host key after `edit`.
 fn resign_host(c: &Case, i: usize, edit: impl FnOnce(&mut Value)) {
-    let path = c.path(&format!("hosts/{}.dsse.json", gen::host_name(i)));
-    let mut st = statement(&path);
-    edit(&mut st);
-    std::fs::write(&path, gen::sign_envelope(&st, &[&gen::host_key()])).unwrap();
+    c.resign_host(i, edit)
 }
 
 fn h(i: usize) -> String {
