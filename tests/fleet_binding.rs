@@ -234,6 +234,36 @@ fn a_qualification_that_names_no_fleet_or_record() {
     assert_eq!(f["cause"], "hosts.qualified_fleet", "{f}");
 }
 
+#[test]
+fn reports_bound_to_a_decoy_fleet_file_other_than_the_plans() {
+    // A second fleet file that selects the same hosts, the reports made
+    // again for it, and qualification.json pointing at it: the plan (and
+    // the write-up's fleet rows) still name the other file.
+    let c = fresh();
+    let mut decoy: Value =
+        serde_json::from_slice(&std::fs::read(c.path("inputs/fleet-qualified.json")).unwrap())
+            .unwrap();
+    decoy["fleet"] = json!("a decoy fleet");
+    let bytes = serde_json::to_vec(&decoy).unwrap();
+    std::fs::write(c.path("inputs/fleet-decoy.json"), &bytes).unwrap();
+    let digest = proofpack::digest::Sha256Digest::of_bytes(&bytes);
+    for i in 0..gen::ENGINES {
+        resign_host(&c, i, |st| {
+            st["predicate"]["fleet"] = json!(digest.prefixed())
+        });
+    }
+    c.edit_json("qualification.json", |q| {
+        q["qualified_fleet"] = json!("inputs/fleet-decoy.json")
+    });
+    let o = c.verify_sealed();
+    o.assert_fails(
+        "hosts.qualified_fleet",
+        "but the benchmark plan inputs/benchmark-plan.json names the fleet inputs/fleet-qualified.json",
+    );
+    let f = o.check(&format!("{}.fleet", h(0)));
+    assert_eq!(f["cause"], "hosts.qualified_fleet", "{f}");
+}
+
 // ------------------------------------------------ refusals, exit 2
 
 /// The fleet's weights record with every header digest removed.

@@ -130,8 +130,9 @@ pub fn host_checks(
 }
 
 /// `hosts.qualified_fleet`: the run names its qualified fleet file, it is
-/// in the run, reads as a fleet file and selects every engine's host. Its
-/// digest is what every report must name.
+/// the benchmark plan's `fleet` when the plan names one, it is in the run,
+/// reads as a fleet file and selects every engine's host. Its digest is
+/// what every report must name.
 fn qualified_fleet(report: &mut Report, run: &Run<'_>, hosts: &[String]) -> Expect<Sha256Digest> {
     let id = "hosts.qualified_fleet";
     let unknown = |why: &str| Expect::Unknown {
@@ -145,6 +146,24 @@ fn qualified_fleet(report: &mut Report, run: &Run<'_>, hosts: &[String]) -> Expe
         ));
         return unknown("the run names no qualified fleet");
     };
+    // The plan's fleet (v1.1) is the one the write-up's fleet rows follow:
+    // reports bound to another file would be of another fleet.
+    let plan_fleet = run.plan.plan_file.as_deref().and_then(|pf| {
+        run.small_file(pf)
+            .ok()
+            .and_then(|b| super::plan::BenchmarkPlan::parse(b, pf).ok())
+            .and_then(|p| p.fleet)
+            .map(|f| (pf, f))
+    });
+    if let Some((pf, f)) = plan_fleet.filter(|(_, f)| f != path) {
+        report.push(Check::fail(
+            id,
+            format!(
+                "qualification.json's qualified_fleet is {path}, but the benchmark plan {pf} names the fleet {f}: the host reports would be bound to another fleet file than the one the run (and its write-up) names"
+            ),
+        ));
+        return unknown("the qualified fleet is not the plan's");
+    }
     let parsed = run.small_file(path).and_then(|b| {
         FleetHosts::parse(b, path)
             .map_err(|e| e.to_string())
