@@ -107,7 +107,7 @@ fn passed_true_beside_a_named_failure() {
 fn a_stated_config_does_not_confirm_the_config() {
     // The report says config_source "stated": no config file was hashed on
     // the host. It is not checked (ok null, a reason), never a pass; with
-    // --require-all-rows it fails.
+    // --require-all it fails.
     let c = fresh();
     for i in 0..gen::ENGINES {
         resign_host(&c, i, |st| {
@@ -136,7 +136,7 @@ fn a_stated_config_does_not_confirm_the_config() {
             c.trust().as_os_str(),
             "--publication".as_ref(),
             publication.as_os_str(),
-            "--require-all-rows".as_ref(),
+            "--require-all".as_ref(),
         ],
     );
     o.assert_fails(
