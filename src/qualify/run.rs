@@ -65,9 +65,11 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
     report.enter(None);
     report.push(inventory::undeclared_check(run));
     report.push(inventory::captured_check(run.collected));
+    // With the run's other checks (the page groups them by area, so the
+    // JSON's order is the page's).
+    report.push(plausible::windows_check(run));
     let rows = points(report, run, &plan_facts);
     report.enter(None);
-    report.push(plausible::windows_check(run));
     if let Some(publication) = opts.publication {
         publication_checks(report, publication, run, &attested, &rows, &facts, opts);
     }
