@@ -449,23 +449,6 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             model_manifest_source(&a.manifest, "--manifest", a.manifest_format.map(Into::into))?
         }
     };
-    // v1.1: the shard headers are what let sizes-only tell swapped shards;
-    // a record without their digests is refused, not checked and passed.
-    if a.sizes_only && !a.no_structure {
-        // (A launch check's record is small: a streamed one is read whole
-        // for this.)
-        let whole;
-        let m: &Manifest = match &source {
-            ManifestSource::Loaded(m) => m,
-            ManifestSource::File(p, f) => {
-                whole = Manifest::read_file(p, *f)?.0;
-                &whole
-            }
-        };
-        if m.has_sizes() {
-            m.require_header_digests(&origin)?;
-        }
-    }
     // --sizes-only reads no content, so it has nothing to cache.
     let session = if a.sizes_only {
         None

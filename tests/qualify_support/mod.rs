@@ -167,37 +167,6 @@ pub fn resign(
     .unwrap();
 }
 
-/// The Statement of a DSSE envelope file.
-pub fn statement_of(path: &Path) -> Value {
-    let b64 = base64::engine::general_purpose::STANDARD;
-    let env: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    serde_json::from_slice(&b64.decode(env["payload"].as_str().unwrap()).unwrap()).unwrap()
-}
-
-impl Case {
-    /// Re-signs host `i`'s launch-check report with the host key after
-    /// `edit` (the publisher controls what the hosts sign).
-    pub fn resign_host(&self, i: usize, edit: impl FnOnce(&mut Value)) {
-        let path = self.path(&format!("hosts/{}.dsse.json", gen::host_name(i)));
-        let mut st = statement_of(&path);
-        edit(&mut st);
-        std::fs::write(&path, gen::sign_envelope(&st, &[&gen::host_key()])).unwrap();
-    }
-
-    /// After an edit of the qualified fleet file: every host report made
-    /// again for the fleet as it now is (v1.1, reports name its digest).
-    pub fn rebind_hosts_to_fleet(&self) {
-        let fleet = Sha256Digest::of_bytes(
-            &std::fs::read(self.path("inputs/fleet-qualified.json")).unwrap(),
-        );
-        for i in 0..gen::ENGINES {
-            self.resign_host(i, |st| {
-                st["predicate"]["fleet"] = Value::String(fleet.prefixed())
-            });
-        }
-    }
-}
-
 pub const J: &str = "router-journal.jsonl";
 pub const C05: &str = "benchmark/rate-0.5/client.jsonl";
 
