@@ -297,7 +297,8 @@ fn checks_md_documents_every_id_verify_emits() {
         ),
     ];
     // Forged copies of the run directory, each verified with the write-up.
-    let forgeries: [(&str, fn(&Path)); 5] = [
+    type Forgery = (&'static str, fn(&Path));
+    let forgeries: [Forgery; 5] = [
         ("an attestation removed", |r| {
             std::fs::remove_file(r.join("attestations/engine-1.dsse.json")).unwrap()
         }),
