@@ -5,23 +5,11 @@
 #[path = "../fuzz/harness_adopt.rs"]
 mod harness_adopt;
 
-use std::path::Path;
+mod common;
 
 fn replay(target: &str, run: fn(&[u8])) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(target);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the corpus is committed)", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for p in &files {
-        let data = std::fs::read(p).unwrap();
-        let r = std::panic::catch_unwind(|| run(&data));
-        assert!(r.is_ok(), "corpus input {} panicked", p.display());
-    }
-    assert!(!files.is_empty(), "expected the seeds in {}", dir.display());
+    let n = common::replay_corpus(target, run);
+    assert!(n >= 1, "expected the seeds in fuzz/corpus/{target}");
 }
 
 #[test]

@@ -5,24 +5,11 @@
 #[path = "../fuzz/harness_parsers.rs"]
 mod harness_parsers;
 
+mod common;
+
 use std::path::Path;
 
-fn replay(target: &str, run: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(target);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the seed corpus is committed)", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for p in &files {
-        let data = std::fs::read(p).unwrap();
-        let r = std::panic::catch_unwind(|| run(&data));
-        assert!(r.is_ok(), "corpus input {} panicked", p.display());
-    }
-    files.len()
-}
+use common::replay_corpus as replay;
 
 #[test]
 fn manifest_parse_corpus() {

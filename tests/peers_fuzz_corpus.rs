@@ -5,23 +5,11 @@
 #[path = "../fuzz/harness_peers.rs"]
 mod harness_peers;
 
-use std::path::Path;
+mod common;
 
 fn replay(target: &str, run: fn(&[u8])) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(target);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the corpus is committed)", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for p in &files {
-        let data = std::fs::read(p).unwrap();
-        let r = std::panic::catch_unwind(|| run(&data));
-        assert!(r.is_ok(), "corpus input {} panicked", p.display());
-    }
-    assert!(files.len() >= 2, "expected the seeds in {}", dir.display());
+    let n = common::replay_corpus(target, run);
+    assert!(n >= 2, "expected the seeds in fuzz/corpus/{target}");
 }
 
 #[test]

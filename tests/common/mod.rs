@@ -184,3 +184,22 @@ pub fn proofpack_out<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, Str
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Replays the committed corpus `fuzz/corpus/<target>` through a fuzz
+/// harness on stable: no input may panic. Returns how many inputs ran.
+pub fn replay_corpus(target: &str, run: fn(&[u8])) -> usize {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (the corpus is committed)", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for p in &files {
+        let data = std::fs::read(p).unwrap();
+        let r = std::panic::catch_unwind(|| run(&data));
+        assert!(r.is_ok(), "corpus input {} panicked", p.display());
+    }
+    files.len()
+}
