@@ -39,7 +39,11 @@ pub fn verdict_part(report: &Report) -> String {
     }
     let mut out = format!("; {checked} publication checks against evidence");
     if tables.is_empty() && unchecked.is_empty() && publisher.is_empty() {
-        out.push_str(", every row and cell mapped to evidence");
+        // The tables only: the prose around them is not read (yet), and
+        // the verdict says so rather than cover more than it checked.
+        out.push_str(
+            ", every row and cell mapped to evidence; the prose around the tables is not checked",
+        );
         return out;
     }
     if !tables.is_empty() {
