@@ -99,4 +99,51 @@ pub fn qualification(data: &[u8]) {
     let mut r = data;
     read_journal(&mut r, "journal.jsonl", &["rate-1", "rate-0.5"])
         .expect("reading from memory cannot fail");
+    sniffer(data);
+    // A host launch-check predicate (v1.1 fields validated after parsing).
+    if let Ok(p) = serde_json::from_slice::<proofpack::fleet::HostCheckPredicate>(data) {
+        let _ = p.validate();
+    }
+}
+
+/// `run.undeclared`'s sniffer: the same answer however the bytes are
+/// chunked, and the answer of reading the input line by line.
+fn sniffer(data: &[u8]) {
+    use proofpack::qualify::sniff::{records_point, Found, RecordSniffer};
+    let mut whole = RecordSniffer::new();
+    whole.feed(data);
+    let whole = whole.finish();
+    let mut chunked = RecordSniffer::new();
+    let step = 1 + data.first().map_or(0, |b| (*b % 7) as usize);
+    for c in data.chunks(step) {
+        chunked.feed(c);
+    }
+    assert_eq!(
+        chunked.finish(),
+        whole,
+        "chunking changed the sniffer's answer"
+    );
+    // Inputs here are far below the line limit: every line is read whole.
+    let mut oracle = None;
+    for (i, l) in data.split(|b| *b == b'\n').enumerate() {
+        if i == 0 && l.is_empty() && data.is_empty() {
+            break;
+        }
+        let mut l = l;
+        if i == 0 {
+            l = l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l);
+        }
+        l = l.strip_suffix(b"\r").unwrap_or(l);
+        if let Some(point) = records_point(l) {
+            oracle = Some(Found {
+                line: i as u64 + 1,
+                point: Some(point),
+            });
+            break;
+        }
+    }
+    assert_eq!(
+        whole, oracle,
+        "the sniffer disagrees with a line-by-line read"
+    );
 }

@@ -350,3 +350,29 @@ fn a_template_keeps_the_authors_prose() {
     );
     assert!(!t.path("P2.md").exists());
 }
+
+#[test]
+fn a_launch_check_made_after_the_run_fails_its_time() {
+    // Forged: the operator runs `host check` after the benchmark (here:
+    // today, months after the imported run) and files it as the launch
+    // check. The signature is the host's; the time says it checked nothing
+    // the engine loaded.
+    let t = Tour::published();
+    redate_host_report(
+        &t.in_run("host-checks/node-0.dsse.json"),
+        "2026-06-25T16:00:00Z",
+        "2026-06-25T16:01:00Z",
+    );
+    let v = t.verify(&t.run(), false);
+    v.assert_fails("host:node-0.time", "2026-06-25T16:00:00Z");
+    assert_eq!(v.failed(), ["host:node-0.time"]);
+    // And a report made for another fleet file than the run's.
+    let t = Tour::published();
+    std::fs::write(
+        t.in_run("inputs/fleet.json"),
+        b"{\"hosts\":[{\"name\":\"node-0\"},{\"name\":\"node-9\"}]}\n",
+    )
+    .unwrap();
+    let v = t.verify(&t.run(), false);
+    v.assert_fails("host:node-0.fleet", "");
+}

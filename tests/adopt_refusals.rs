@@ -221,9 +221,34 @@ fn run_new_refuses_a_used_directory_and_bad_flags() {
         &"ttft=1,tpot=1,attainment=1",
         &"--point",
         &"a:rate=1,requests=1",
+        &"--max-input-tokens",
+        &"1",
+        &"--max-output-tokens",
+        &"1",
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("exists and is not empty"), "{err}");
+    // A plan written from the flags without the workload's lengths would
+    // make a run whose token counts bound nothing (plan.lengths fails it).
+    let (code, _, err) = pp(&[
+        &"run",
+        &"new",
+        &t.path("no-lengths"),
+        &"--model",
+        &"m",
+        &"--slo",
+        &"ttft=1,tpot=1,attainment=1",
+        &"--point",
+        &"a:rate=1,requests=1",
+        &"--max-input-tokens",
+        &"1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("give --max-input-tokens N"), "{err}");
+    assert!(
+        !t.path("no-lengths").exists(),
+        "nothing is made on a refusal"
+    );
     for (slo, point, needle) in [
         ("ttft=1,tpot=1", "a:rate=1,requests=1", "give ttft=SECONDS"),
         (
@@ -252,6 +277,10 @@ fn run_new_refuses_a_used_directory_and_bad_flags() {
             &slo,
             &"--point",
             &point,
+            &"--max-input-tokens",
+            &"1",
+            &"--max-output-tokens",
+            &"1",
         ]);
         assert_eq!(code, 2, "{slo} {point}");
         assert!(err.contains(needle), "{needle:?} not in {err}");

@@ -211,6 +211,12 @@ fn a_bundle_sealed_before_v1_1_still_verifies() {
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(text.contains("VERIFIED"), "{text}");
     assert!(text.contains("PASS seal"), "{text}");
+    // Its host reports are of the v1 predicate and its plan names no
+    // lengths: those v1.1 bindings are not checked, and the verdict says so.
+    assert!(
+        text.contains("VERIFIED (host launch checks not bound to this run's fleet and weights record, token counts not bounded by the plan): "),
+        "{text}"
+    );
 
     // The old bundle's own tree, sealed again by this build: the same tar
     // stream, deflated in blocks.

@@ -119,6 +119,9 @@ fn kubernetes_job_scripts_check_every_node_wait_for_every_report_and_give_the_ve
         let spec = &d["spec"]["template"]["spec"];
         let node = spec["nodeName"].as_str().unwrap();
         let c = &spec["containers"][0];
+        // Each Job's own scratch directory (an emptyDir).
+        let node_work = work.path().join(format!("work-{node}"));
+        std::fs::create_dir_all(&node_work).unwrap();
         let script = c["args"][0]
             .as_str()
             .unwrap()
@@ -131,7 +134,8 @@ fn kubernetes_job_scripts_check_every_node_wait_for_every_report_and_give_the_ve
                 &format!("host check {}", f.root(node).display()),
             )
             .replace("/key/host.key", &f.key(node).display().to_string())
-            .replace("/reports", &reports_s);
+            .replace("/reports", &reports_s)
+            .replace("/work/", &format!("{}/", node_work.display()));
         let (code, out) = sh(&script, &env_of(c), &path);
         assert_eq!(code, 0, "{node}: {out}");
         assert!(
@@ -163,6 +167,10 @@ fn kubernetes_job_scripts_check_every_node_wait_for_every_report_and_give_the_ve
         .unwrap()
         .replace("/reports", &reports_s)
         .replace("/work/", &format!("{}/", fleet_work.display()))
+        .replace(
+            "/manifest/weights.manifest.json",
+            &f.manifest.display().to_string(),
+        )
         .replace("/config/trust.json", &f.trust().display().to_string());
     let (code, out) = sh(&verdict, &env, &path);
     assert_eq!(code, 0, "{out}");

@@ -43,7 +43,12 @@ fn four_hosts_four_keys_one_passing_fleet() {
             .unwrap(),
     )
     .unwrap();
-    assert_eq!(st["predicateType"], "urn:proofpack:predicate:host-check:v1");
+    assert_eq!(
+        st["predicateType"],
+        "urn:proofpack:predicate:host-check:v1.1"
+    );
+    assert_eq!(st["predicate"]["run"], RUN);
+    assert_eq!(st["predicate"]["shards"].as_array().unwrap().len(), 96);
     assert_eq!(st["predicate"]["host"], "node-2");
     assert_eq!(st["subject"][0]["name"], "weights.manifest");
 }
@@ -57,7 +62,8 @@ fn truncated_shard_on_one_host_in_sizes_only_mode() {
         assert_eq!(code, if h == "node-2" { 1 } else { 0 }, "{h}");
     }
     let o = f.verify(&f.all_reports(), "sizes-only");
-    o.assert_only_failures(&["host:node-2.passed"]);
+    // The shard headers of a check that failed are not compared (one cause).
+    o.assert_only_failures(&["host:node-2.passed", "host:node-2.shards"]);
     o.assert_fails("host:node-2.passed", "model-00042-of-00096.safetensors");
 }
 
@@ -88,7 +94,12 @@ fn swapped_shards_and_a_corrupt_header_fail_the_sizes_only_launch_check() {
         assert_eq!(code, i32::from(h == "node-1" || h == "node-3"), "{h}");
     }
     let o = f.verify(&f.all_reports(), "sizes-only");
-    o.assert_only_failures(&["host:node-1.passed", "host:node-3.passed"]);
+    o.assert_only_failures(&[
+        "host:node-1.passed",
+        "host:node-1.shards",
+        "host:node-3.passed",
+        "host:node-3.shards",
+    ]);
     o.assert_fails(
         "host:node-1.passed",
         "shard.header_sha256:model-00010-of-00096.safetensors",
@@ -126,7 +137,7 @@ fn changed_byte_caught_in_full_mode_and_not_claimed_by_sizes_only() {
         f.check(h, "--full");
     }
     let o = f.verify(&f.all_reports(), "full");
-    o.assert_only_failures(&["host:node-1.passed"]);
+    o.assert_only_failures(&["host:node-1.passed", "host:node-1.shards"]);
     o.assert_fails("host:node-1.passed", "model-00007-of-00096.safetensors");
 }
 
@@ -160,7 +171,15 @@ fn report_for_a_host_outside_the_fleet() {
         "node-9",
         &gen::test_key("host node-0"),
     );
+    // node-9's own check is made for a fleet that holds it.
+    let fleet = std::fs::read(f.fleet_file()).unwrap();
+    std::fs::write(
+        f.fleet_file(),
+        serde_json::to_vec(&json!({"hosts": [{"name": "node-9"}]})).unwrap(),
+    )
+    .unwrap();
     f.check("node-9", "--full");
+    std::fs::write(f.fleet_file(), fleet).unwrap();
     let mut reports = f.all_reports();
     reports.push(f.report("node-9"));
     f.verify(&reports, "full")
@@ -198,7 +217,8 @@ fn report_against_another_manifest_digest() {
     o.assert_ok();
     // Pin another digest: every report checked against something else.
     let mut g = f;
-    g.digest = "ab".repeat(32);
+    g.pin = "ab".repeat(32);
+    g.record = None;
     o = g.verify(&g.all_reports(), "full");
     o.assert_fails("host:node-0.manifest", "not the pinned weights manifest");
 }
@@ -237,14 +257,14 @@ fn two_reports_for_one_host() {
 #[test]
 fn fleet_hosts_read_from_a_qualified_fleet_file() {
     let f = fleet();
-    for h in HOSTS {
-        f.check(h, "--full");
-    }
     std::fs::write(
         f.fleet_file(),
         serde_json::to_vec(&json!({"fleet": "x", "engines": HOSTS.iter().enumerate().map(|(i, h)| json!({"id": format!("engine-{i}"), "host": h})).collect::<Vec<_>>()})).unwrap(),
     )
     .unwrap();
+    for h in HOSTS {
+        f.check(h, "--full");
+    }
     f.verify(&f.all_reports(), "full").assert_ok();
 }
 
@@ -313,6 +333,10 @@ fn qualification_host_report_of_a_failed_check() {
         c.path("inputs/config.json").as_os_str(),
         os("--host"),
         os(&gen::host_name(1)),
+        os("--run"),
+        os(gen::NAME),
+        os("--fleet"),
+        c.path("inputs/fleet-qualified.json").as_os_str(),
         os("--key"),
         c.dir.path().join("host.key").as_os_str(),
         os("-o"),

@@ -66,6 +66,7 @@ fn world() -> World {
         .args(["--format", "json", "--record", "t", "-o"])
         .arg(&record));
     fs::write(dir.join("predicate.json"), b"{\"k\": 1}").unwrap();
+    fs::write(dir.join("fleet.json"), b"{\"hosts\": [{\"name\": \"h1\"}]}").unwrap();
     // A saved report for `report`: verify of the sample (it verifies).
     let report = dir.join("report.json");
     let out = pp(&cat)
@@ -132,6 +133,10 @@ fn verbs(w: &World) -> Vec<(&'static str, Vec<OsString>, bool)> {
                 p(&w.record),
                 s("--host"),
                 s("h1"),
+                s("--run"),
+                s("output-nodes"),
+                s("--fleet"),
+                p(&w.dir.join("fleet.json")),
                 s("--key"),
                 key("TEST-ONLY-host.key"),
             ],

@@ -53,6 +53,8 @@ fn long_verbs_show_progress_on_a_terminal_only() {
     let json = p(&d.path().join("m.json"));
     let out = p(&d.path().join("b.tgz"));
     let key = d.path().join("host");
+    let fleet = d.path().join("fleet.json");
+    std::fs::write(&fleet, r#"{"hosts": [{"name": "h"}]}"#).unwrap();
     let status = Command::new(&b)
         .args(["--no-catalog", "key", "gen", "-o"])
         .arg(&key)
@@ -64,7 +66,7 @@ fn long_verbs_show_progress_on_a_terminal_only() {
         ("check", format!("{b} --no-catalog check {} --manifest {json} --full", p(&run))),
         (
             "host check",
-            format!("{b} --no-catalog host check {} --weights {json} --full --host h --key {}.key -o {}", p(&run), p(&key), p(&d.path().join("r.json"))),
+            format!("{b} --no-catalog host check {} --weights {json} --full --host h --run r --fleet {} --key {}.key -o {}", p(&run), p(&fleet), p(&key), p(&d.path().join("r.json"))),
         ),
         ("seal", format!("{b} --no-catalog seal {} -o {out}", p(&run))),
         ("verify", format!("{b} --no-catalog verify {out} --structure-only")),

@@ -177,6 +177,8 @@ fn first_token_deadline_above_the_ttft_budget() {
     p.c.edit_json("inputs/fleet-qualified.json", |f| {
         f["first_token_deadline_s"] = json!(10.5)
     });
+    // The hosts' launch checks made again for this fleet file.
+    p.c.rebind_hosts_to_fleet();
     p.reseal();
     let fleet = proofpack::digest::Sha256Digest::of_bytes(
         &std::fs::read(p.c.path("inputs/fleet-qualified.json")).unwrap(),

@@ -440,8 +440,22 @@ for k in (1, 2):
             "--sizes-only",
         ])
     };
-    let (code, _) = check_with(&without);
-    assert_eq!(code, 0, "sizes and structure alone cannot see a swap");
+    // Sizes and structure alone cannot see a swap: v1.1 refuses a
+    // sizes-only check against a record without header digests (exit 2),
+    // where v1 passed it.
+    let out = pp()
+        .args(["check", root.to_str().unwrap(), "--manifest"])
+        .arg(&without)
+        .arg("--sizes-only")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("this record has no header digests; sizes-only cannot detect swapped shards"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (code, v) = check_with(&m);
     assert_eq!(code, 1);
     assert_eq!(

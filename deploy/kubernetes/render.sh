@@ -43,6 +43,15 @@ for node in "$@"; do
     exit 2
   fi
 done
+# The fleet file of this run (node names are checked above: no quoting
+# needed), the same bytes for every host check and the verdict.
+fleet_json='{"hosts": ['
+sep=
+for node in "$@"; do
+  fleet_json="$fleet_json$sep{\"name\": \"$node\"}"
+  sep=', '
+done
+fleet_json="$fleet_json]}"
 i=0
 for node in "$@"; do
   i=$((i + 1))
@@ -80,15 +89,20 @@ spec:
           args:
             - >-
               mkdir -p "/reports/\$RUN" &&
+              printf '%s\\n' "\$FLEET" > /work/fleet.json &&
               proofpack --no-catalog host check /weights
               --weights-manifest /manifest/weights.manifest.json --$mode
-              --host "\$NODE" --key /key/host.key
+              --host "\$NODE" --run "\$RUN" --fleet /work/fleet.json --key /key/host.key
               -o "/reports/\$RUN/\$NODE.dsse.json" || [ \$? -eq 1 ]
           env:
             - name: RUN
               value: "$run"
             - name: NODE
               value: "$node"
+            # The fleet file every report of this run is bound to (v1.1):
+            # the same bytes in every Job and in the verdict's.
+            - name: FLEET
+              value: '$fleet_json'
           volumeMounts:
             - name: weights
               mountPath: /weights
@@ -101,6 +115,8 @@ spec:
               readOnly: true
             - name: reports
               mountPath: /reports
+            - name: work
+              mountPath: /work
       volumes:
         - name: weights
           hostPath:
@@ -117,6 +133,8 @@ spec:
         - name: reports
           persistentVolumeClaim:
             claimName: proofpack-reports
+        - name: work
+          emptyDir: {}
 YAML
 done
 cat <<YAML
@@ -178,13 +196,12 @@ spec:
           command: ["/bin/sh", "-c"]
           args:
             - |
-              sep=; hosts=
-              for n in \$NODES; do hosts="\$hosts\$sep{\"name\": \"\$n\"}"; sep=", "; done
-              printf '{"hosts": [%s]}\n' "\$hosts" > /work/fleet.json
+              printf '%s\n' "\$FLEET" > /work/fleet.json
               set -- --weights-manifest "\$WEIGHTS_MANIFEST"
               if [ -n "\$CONFIG" ]; then set -- "\$@" --config "\$CONFIG"; fi
               proofpack --no-catalog fleet verify "/reports/\$RUN"/*.dsse.json \\
-                --fleet /work/fleet.json --trust /config/trust.json --mode $mode "\$@"
+                --fleet /work/fleet.json --trust /config/trust.json --mode $mode \\
+                --weights-record /manifest/weights.manifest.json --run "\$RUN" "\$@"
               status=\$?
               for d in /reports/*/; do
                 [ "\$d" = "/reports/\$RUN/" ] || rm -rf -- "\$d"
@@ -195,6 +212,8 @@ spec:
               value: "$run"
             - name: NODES
               value: "$*"
+            - name: FLEET
+              value: '$fleet_json'
             - name: WEIGHTS_MANIFEST
               valueFrom:
                 configMapKeyRef:
@@ -212,6 +231,9 @@ spec:
             - name: config
               mountPath: /config
               readOnly: true
+            - name: manifest
+              mountPath: /manifest
+              readOnly: true
             - name: work
               mountPath: /work
       volumes:
@@ -224,6 +246,9 @@ spec:
             items:
               - key: trust.json
                 path: trust.json
+        - name: manifest
+          configMap:
+            name: proofpack-weights-manifest
         - name: work
           emptyDir: {}
 YAML

@@ -356,6 +356,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             "workload": "inputs/workload.json",
             "fleet": "inputs/fleet-qualified.json",
             "arrival": "poisson",
+            "max_input_tokens": INPUT_TOKENS,
+            "max_output_tokens": OUTPUT_TOKENS,
             "seed": 20260923,
             "points": p.points.iter().map(|(n, r)| json!({"name": n, "offered_rate": r, "requests": p.requests, "warmup": p.warmup})).collect::<Vec<_>>(),
             "slo": {"ttft_s": SLO_TTFT_S, "tpot_s": SLO_TPOT_S, "attainment": SLO_ATTAINMENT},
@@ -401,11 +403,14 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
     let mut journal: Vec<(f64, u64, String)> = Vec::new();
     let mut seq = 0u64;
     let mut points_json = Vec::new();
+    // Points run one after another: the next one's warmup is sent at least
+    // two minutes after the last time the previous one recorded.
+    let mut previous_end = f64::MIN;
     for (k, (pname, rate)) in p.points.iter().enumerate() {
         let mut rng = Rng::new(0xC11E_0000 + k as u64);
         let mut client = String::new();
         let mut acc = MetricsAccumulator::default();
-        let t0 = BASE_TIME + 3600.0 * k as f64;
+        let t0 = (BASE_TIME + 3600.0 * k as f64).max((previous_end + 180.0).ceil());
         let load = rate / 1.0; // heavier load, slower first tokens
         let mut t = t0;
         for i in 0..(p.warmup + p.requests) {
@@ -477,6 +482,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
                 ev(f, format!("{{\"request_id\":\"{rid}\",\"point\":\"{pname}\",\"event\":\"first_token\",\"at\":{f:.6}}}"));
             }
             let end = fin.unwrap_or(sent + 600.0);
+            previous_end = previous_end.max(end);
             ev(
                 end + 0.0002,
                 format!(
@@ -532,15 +538,19 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         write(&run.join(&path), &sign_envelope(&st, &[&ek]));
         engines.push(json!({"id": format!("engine-{e}"), "attestation": path}));
     }
+    // The record of the weights, with sizes and shard header digests, is
+    // part of the run (v1.1): the host reports are held to it.
+    let record_json = wm.to_json_record().expect("record");
+    write(
+        &run.join("manifests/weights.manifest.json"),
+        record_json.as_bytes(),
+    );
+    let fleet_digest = Sha256Digest::of_bytes(&fleet);
     // The launch check of every engine's host, sizes only, against the
     // weights manifest, with the config: what the write-up says was done.
-    let record = Manifest::parse(
-        wm.to_json_record().expect("record").as_bytes(),
-        None,
-        "weights",
-    )
-    .expect("record parses")
-    .0;
+    let record = Manifest::parse(record_json.as_bytes(), None, "weights")
+        .expect("record parses")
+        .0;
     let mut host_checks = Vec::new();
     for e in 0..ENGINES {
         let host = host_name(e);
@@ -551,8 +561,14 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             &proofpack::fleet::HostCheckOptions {
                 host: host.clone(),
                 mode: proofpack::fleet::Mode::SizesOnly,
-                config: Some(proofpack::fleet::ConfigSource::Stated(config_d)),
+                // The config is hashed on the host, not stated: the
+                // write-up says the launch checks confirmed its hash.
+                config: Some(proofpack::fleet::ConfigSource::File(
+                    run.join("inputs/config.json"),
+                )),
                 threads: 1,
+                run: NAME.into(),
+                fleet: fleet_digest,
             },
             &NoProgress,
         )
@@ -563,6 +579,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         );
         // Fixed, so that the sample is byte-reproducible.
         h.predicate.root = "/models/moonshotai/Kimi-K3".into();
+        h.predicate.config_source = Some("file /models/moonshotai/Kimi-K3.config.json".into());
         h.predicate.started_at = format!("2026-09-23T07:{:02}:10Z", 30 + e);
         h.predicate.finished_at = format!("2026-09-23T07:{:02}:12Z", 30 + e);
         let path = format!("hosts/{host}.dsse.json");
@@ -582,6 +599,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         "plan": "inputs/benchmark-plan.json",
         "facts": facts(),
         "host_checks": host_checks,
+        "qualified_fleet": "inputs/fleet-qualified.json",
+        "weights_record": "manifests/weights.manifest.json",
         "points": points_json
     });
     write(&run.join("qualification.json"), &pretty(&q));

@@ -26,8 +26,11 @@ it is synthetic.
   config, qualified fleet, benchmark plan, workload, profile store),
   `preflight.json`, two points (0.5 and 1 request/s, 200 requests plus 1
   warmup each) with client records, a router journal with several events per
-  request, 4 engine attestations, and the signed sizes-only launch check
-  of each engine's host (`hosts/`, listed in `host_checks`).
+  request, 4 engine attestations, the weights record
+  (`manifests/weights.manifest.json`: sizes and shard header digests), and
+  the signed sizes-only launch check of each engine's host (`hosts/`, listed
+  in `host_checks`), each bound to the run, its qualified fleet and the
+  weights record.
 - `<name>.tgz`, `.tgz.sha256`, `.tgz.seal.dsse.json`: the sealed bundle, its
   digest and its release seal.
 - `pins.json`: the published pins; `trust.json`: the trust roots.

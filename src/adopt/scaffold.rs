@@ -7,7 +7,13 @@
 //! imported; every import records the plan's digest, and `verify` fails a
 //! point imported under another plan), and the folders the later steps
 //! fill: `points/`, `attestations/`, `host-checks/`, `inputs/`,
-//! `manifests/`.
+//! `manifests/`. With hosts, it also writes the qualified fleet
+//! (`inputs/fleet.json`, `{"hosts": [{"name": ...}]}`) and names it in
+//! `qualified_fleet`: each host's launch-check report is made for that
+//! fleet file (`host check --fleet`), and `verify` binds the reports to it
+//! and to the weights record `manifests/weights.manifest.json`
+//! (`weights_record`). A plan written from the flags states the
+//! workload's lengths (`max_input_tokens`, `max_output_tokens`).
 
 use std::fs;
 use std::path::Path;
@@ -23,6 +29,11 @@ use crate::qualify::QUALIFICATION_FILE;
 
 /// Where the plan is kept in a run.
 pub const PLAN_FILE: &str = "inputs/benchmark-plan.json";
+/// Where `run new --host` writes the qualified fleet.
+pub const FLEET_FILE: &str = "inputs/fleet.json";
+/// Where a run with hosts keeps the JSON record of the attested weights
+/// (`manifest WEIGHTS --format json`), named by `weights_record`.
+pub const WEIGHTS_RECORD_FILE: &str = "manifests/weights.manifest.json";
 /// The folders `run new` makes.
 pub const FOLDERS: [&str; 5] = [
     "points",
@@ -48,6 +59,9 @@ pub enum PlanSource {
         points: Vec<PlanPoint>,
         /// How requests are sent.
         arrival: Arrival,
+        /// The workload's lengths: the longest prompt and the `max_tokens`
+        /// the client sent (`max_input_tokens`, `max_output_tokens`).
+        lengths: (u64, u64),
     },
 }
 
@@ -177,7 +191,13 @@ fn check_name(what: &str, name: &str) -> Result<(), AdoptError> {
     }
 }
 
-fn plan_json(points: &[PlanPoint], arrival: Arrival, slo: &Slo, now: &str) -> Value {
+fn plan_json(
+    points: &[PlanPoint],
+    arrival: Arrival,
+    lengths: (u64, u64),
+    slo: &Slo,
+    now: &str,
+) -> Value {
     let mut plan = json!({
         "written_by": format!("{} run new", crate::TOOL),
         "written_at": now,
@@ -186,6 +206,8 @@ fn plan_json(points: &[PlanPoint], arrival: Arrival, slo: &Slo, now: &str) -> Va
             "name": p.name, "offered_rate": p.offered_rate,
             "requests": p.requests, "warmup": p.warmup})).collect::<Vec<_>>(),
         "slo": {"ttft_s": slo.ttft_s, "tpot_s": slo.tpot_s, "attainment": slo.attainment},
+        "max_input_tokens": lengths.0,
+        "max_output_tokens": lengths.1,
     });
     match arrival {
         Arrival::Poisson => plan["arrival"] = json!("poisson"),
@@ -248,15 +270,20 @@ pub fn new_run(dir: &Path, r: &NewRun) -> Result<NewRunOutcome, AdoptError> {
             }
             (bytes.clone(), plan)
         }
-        PlanSource::Points { points, arrival } => {
+        PlanSource::Points {
+            points,
+            arrival,
+            lengths,
+        } => {
             if points.is_empty() {
                 return Err(AdoptError::Usage(
                     "give the plan: --plan PLAN.json, or one --point NAME:rate=R,requests=N per point"
                         .into(),
                 ));
             }
-            let mut bytes = serde_json::to_vec_pretty(&plan_json(points, *arrival, &r.slo, &r.now))
-                .expect("JSON values serialise");
+            let mut bytes =
+                serde_json::to_vec_pretty(&plan_json(points, *arrival, *lengths, &r.slo, &r.now))
+                    .expect("JSON values serialise");
             bytes.push(b'\n');
             let plan = BenchmarkPlan::parse(&bytes, PLAN_FILE).map_err(AdoptError::Usage)?;
             (bytes, plan)
@@ -283,7 +310,20 @@ pub fn new_run(dir: &Path, r: &NewRun) -> Result<NewRunOutcome, AdoptError> {
     for h in &r.hosts {
         check_name("host", h)?;
     }
-    let q = json!({
+    let mut seen_hosts = std::collections::BTreeSet::new();
+    for h in &r.hosts {
+        if !seen_hosts.insert(h.as_str()) {
+            return Err(AdoptError::Usage(format!("--host {h:?} is given twice")));
+        }
+    }
+    let fleet_bytes = (!r.hosts.is_empty()).then(|| {
+        let f = json!({"hosts": r.hosts.iter().map(|h| json!({"name": h})).collect::<Vec<_>>()});
+        let mut b = serde_json::to_vec_pretty(&f).expect("JSON values serialise");
+        b.push(b'\n');
+        b
+    });
+    let fleet_files = fleet_bytes.is_some();
+    let mut q = json!({
         "schema": QUALIFICATION_SCHEMA,
         "name": name,
         "model": r.model,
@@ -298,6 +338,13 @@ pub fn new_run(dir: &Path, r: &NewRun) -> Result<NewRunOutcome, AdoptError> {
             "claims": {}})).collect::<Vec<_>>(),
         "host_checks": r.hosts.iter().map(|h| format!("host-checks/{h}.dsse.json")).collect::<Vec<_>>(),
     });
+    if fleet_files {
+        // The hosts' launch checks are held to the fleet they were made
+        // for and to the record of the attested weights (its sizes and
+        // shard headers), which the run keeps at WEIGHTS_RECORD_FILE.
+        q["qualified_fleet"] = Value::String(FLEET_FILE.into());
+        q["weights_record"] = Value::String(WEIGHTS_RECORD_FILE.into());
+    }
     let mut qbytes = serde_json::to_vec_pretty(&q).expect("JSON values serialise");
     qbytes.push(b'\n');
     crate::qualify::schema::Qualification::parse(&qbytes).map_err(AdoptError::Usage)?;
@@ -310,6 +357,11 @@ pub fn new_run(dir: &Path, r: &NewRun) -> Result<NewRunOutcome, AdoptError> {
         fs::create_dir_all(&d).map_err(|source| AdoptError::Io { path: d, source })?;
     }
     write_file(dir, PLAN_FILE, &plan_bytes)?;
+    if let Some(b) = &fleet_bytes {
+        crate::fleet::FleetHosts::parse(b, FLEET_FILE)
+            .map_err(|e| AdoptError::Usage(e.to_string()))?;
+        write_file(dir, FLEET_FILE, b)?;
+    }
     write_file(dir, QUALIFICATION_FILE, &qbytes)?;
     Ok(NewRunOutcome {
         name,

@@ -8,6 +8,7 @@ use clap::ValueEnum;
 use proofpack::digest::Sha256Digest;
 use proofpack::fleet::{self, ConfigSource, FleetHosts, FleetRequirements, HostCheckOptions, Mode};
 use proofpack::keys::{Role, TrustStore};
+use proofpack::report::Reason;
 
 use super::filekind::Want;
 use super::{human_bytes, Ui};
@@ -49,6 +50,15 @@ pub struct HostCheckArgs {
     /// This host's name, as the fleet file names it.
     #[arg(long, value_name = "NAME")]
     pub host: String,
+    /// The run the check is for (the qualification's name); the report is
+    /// bound to it.
+    #[arg(long, value_name = "NAME")]
+    pub run: String,
+    /// The fleet file the host is checked for (a qualified-fleet file, or
+    /// {"hosts": [...]}); it must select --host, and the report carries its
+    /// SHA-256.
+    #[arg(long, value_name = "FLEET.json")]
+    pub fleet: PathBuf,
     /// The host's signing key (PKCS#8 PEM), trusted for the `host` role.
     #[arg(long, value_name = "HOST_KEY")]
     pub key: PathBuf,
@@ -113,6 +123,15 @@ pub struct FleetVerifyArgs {
     /// hex), or the config file (hashed). Formerly --config-pin.
     #[arg(long = "config", alias = "config-pin", value_name = "sha256:HEX|FILE")]
     pub config: Option<String>,
+    /// The weights record (the JSON manifest record, with sizes and shard
+    /// header digests) of the pinned manifest: the reports' totals and
+    /// shard headers are compared with it. Needed for --mode sizes-only
+    /// unless --weights-manifest names the record itself (v1.1).
+    #[arg(long, value_name = "RECORD.json")]
+    pub weights_record: Option<PathBuf>,
+    /// The run the reports must have been made for (v1.1).
+    #[arg(long, value_name = "NAME")]
+    pub run: Option<String>,
     /// The least mode a report must have been made in: `full` (the
     /// default, as for `host check`) or `sizes-only`.
     #[arg(long, value_enum, default_value = "full")]
@@ -126,6 +145,25 @@ fn parse_digest(s: &str, what: &str) -> Result<Sha256Digest> {
     Sha256Digest::parse_hex(s.strip_prefix("sha256:").unwrap_or(s)).with_context(|| {
         format!("{what}: expected 64 hex characters (optionally sha256:), got {s:?}")
     })
+}
+
+/// `--weights-record`: the JSON manifest record of the pinned weights.
+fn weights_record(path: &std::path::Path, pin: &Sha256Digest) -> Result<fleet::WeightsRecord> {
+    let origin = path.display().to_string();
+    let m = super::manifest::read_model_manifest(
+        path,
+        "--weights-record",
+        Some(proofpack::manifest::Format::Json),
+    )?;
+    if m.digest() != *pin {
+        anyhow::bail!(
+            "--weights-record {origin}: the record of {}, not of the pinned weights manifest {}",
+            m.digest().prefixed(),
+            pin.prefixed()
+        );
+    }
+    fleet::WeightsRecord::of(&m, &origin)
+        .with_context(|| format!("--weights-record {origin}: the record has no file sizes"))
 }
 
 /// A digest given as `sha256:HEX`, as 64 bare hex (when no file has that
@@ -155,7 +193,20 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
         }
         Some(s) => Some(ConfigSource::File(PathBuf::from(s))),
     };
+    let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
+        .with_context(|| format!("cannot read the fleet file {}", a.fleet.display()))?;
+    let fleet_hosts = FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())?;
+    if !fleet_hosts.hosts.contains(&a.host) {
+        anyhow::bail!(
+            "--host {}: {} does not select this host (it selects {}); a report for a host outside its fleet is bound to nothing",
+            a.host,
+            a.fleet.display(),
+            fleet_hosts.hosts.join(", ")
+        );
+    }
     let opts = HostCheckOptions {
+        run: a.run.clone(),
+        fleet: Sha256Digest::of_bytes(&fleet_bytes),
         host: a.host.clone(),
         mode: if a.sizes_only {
             Mode::SizesOnly
@@ -214,8 +265,13 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
     let hosts = super::filekind::read_as(&a.fleet, "--fleet", Want::Fleet, || {
         FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())
     })?;
+    // A manifest file given as --weights-manifest that is a JSON record
+    // (with sizes) is also the record the reports are held to (v1.1).
+    let mut named_record = None;
     let weights = digest_or_file(&a.weights_manifest, "--weights-manifest", |p| {
-        Ok(super::manifest::read_model_manifest(p, "--weights-manifest", None)?.digest())
+        let m = super::manifest::read_model_manifest(p, "--weights-manifest", None)?;
+        named_record = fleet::WeightsRecord::of(&m, &p.display().to_string());
+        Ok(m.digest())
     })?;
     if weights == Sha256Digest::of_bytes(b"") {
         anyhow::bail!(
@@ -223,10 +279,13 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
             a.weights_manifest
         );
     }
-    let req = FleetRequirements {
+    let record = match a.weights_record.as_deref() {
+        Some(p) => Some(weights_record(p, &weights)?),
+        None => named_record,
+    };
+    let mut req = FleetRequirements::pinned(
         weights,
-        config: a
-            .config
+        a.config
             .as_deref()
             .map(|c| {
                 digest_or_file(c, "--config", |p| {
@@ -238,11 +297,19 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
                 })
             })
             .transpose()?,
-        mode: match a.mode {
+        match a.mode {
             ModeArg::Full => Mode::Full,
             ModeArg::SizesOnly => Mode::SizesOnly,
         },
-    };
+    );
+    // v1.1: the reports name the fleet file they were checked for.
+    req.fleet = fleet::Expect::Is(Sha256Digest::of_bytes(&fleet_bytes));
+    if let Some(r) = record {
+        req.record = fleet::Expect::Is(r);
+    }
+    if let Some(run) = &a.run {
+        req.run = fleet::Expect::Is(run.clone());
+    }
     let v = fleet::verify_fleet_files(&hosts, &a.reports, &trust, &req)?;
     if a.json {
         let mut j = serde_json::to_value(&v.report)?;
@@ -276,9 +343,25 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
         .filter(|r| !r.ok)
         .map(|r| r.host.as_str())
         .collect();
+    // What a green leaves out: configs only stated, not hashed on a host.
+    let stated: Vec<&str> = v
+        .report
+        .checks()
+        .iter()
+        .filter(|c| c.id.ends_with(".config") && c.reason() == Some(Reason::StatedByPublisher))
+        .map(|c| c.id.trim_start_matches("host:").trim_end_matches(".config"))
+        .collect();
+    let stated_note = if stated.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; config NOT CHECKED on {} (stated, not hashed on the host)",
+            stated.join(", ")
+        )
+    };
     ui.note(&if v.report.ok() {
         format!(
-            "fleet verify: VERIFIED, all {} hosts checked {} at least, against {}",
+            "fleet verify: VERIFIED, all {} hosts checked {} at least, against {}{stated_note}",
             v.rows.len(),
             req.mode.as_str(),
             req.weights.prefixed()

@@ -449,6 +449,12 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             model_manifest_source(&a.manifest, "--manifest", a.manifest_format.map(Into::into))?
         }
     };
+    // v1.1: the shard headers are what let sizes-only tell swapped shards;
+    // a record without their digests is refused, not checked and passed.
+    if a.sizes_only && !a.no_structure {
+        // Streamed: memory of one entry, whatever the record's size.
+        proofpack::manifest::require_header_digests_streamed(&mut source, &origin)?;
+    }
     // --sizes-only reads no content, so it has nothing to cache.
     let session = if a.sizes_only {
         None

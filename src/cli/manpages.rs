@@ -70,7 +70,7 @@ pub fn examples(page: &str) -> &'static [(&'static str, &'static str)] {
             ("An SGLang file, with an InferenceX row recomputed from it:", "proofpack results check bench.jsonl --results-format sglang --row agg.json"),
         ],
         "proofpack-receipt" | "proofpack-receipt-verify" => &[("Check an InferenceX source measurement receipt:", "proofpack receipt verify receipt-dir")],
-        "proofpack-run" | "proofpack-run-new" => &[("Scaffold a run of two points from a benchmark plan written by the flags:", "proofpack run new runs/r1 --model moonshotai/Kimi-K3 --slo ttft=10,tpot=0.3,attainment=0.95 --point rate-0.5:rate=0.5,requests=200 --point rate-1:rate=1,requests=200")],
+        "proofpack-run" | "proofpack-run-new" => &[("Scaffold a run of two points from a benchmark plan written by the flags:", "proofpack run new runs/r1 --model moonshotai/Kimi-K3 --slo ttft=10,tpot=0.3,attainment=0.95 --point rate-0.5:rate=0.5,requests=200 --point rate-1:rate=1,requests=200 --max-input-tokens 8192 --max-output-tokens 1024")],
         "proofpack-run-import" => &[
             ("A vLLM bench serve result file as a point's client records:", "proofpack run import runs/r1 --point rate-0.5 vllm-rate-0.5.json"),
             ("A router's log as the point's journal (the second witness):", "proofpack run import runs/r1 --point rate-0.5 --journal router.log"),

@@ -57,6 +57,14 @@ pub struct NewArgs {
     /// (repeatable; without --plan the plan is written from these).
     #[arg(long, value_name = "NAME:rate=R,requests=N[,warmup=W]")]
     pub point: Vec<String>,
+    /// The longest prompt of the workload, tokens (written into the plan;
+    /// needed with --point: verify holds every record's input_tokens to it).
+    #[arg(long, value_name = "N", conflicts_with = "plan")]
+    pub max_input_tokens: Option<u64>,
+    /// The max_tokens the client sent, tokens (written into the plan;
+    /// needed with --point: verify holds every record's output_tokens to it).
+    #[arg(long, value_name = "N", conflicts_with = "plan")]
+    pub max_output_tokens: Option<u64>,
     /// How the client sends requests (written into the plan).
     #[arg(long, value_enum)]
     pub arrival: Option<ArrivalArg>,
@@ -68,7 +76,9 @@ pub struct NewArgs {
     #[arg(long, value_name = "ID")]
     pub engine: Vec<String>,
     /// A host of the fleet whose launch-check report goes to
-    /// host-checks/<HOST>.dsse.json (repeatable).
+    /// host-checks/<HOST>.dsse.json (repeatable). The hosts are written
+    /// into the qualified fleet inputs/fleet.json, the file each report is
+    /// made for (`host check --run NAME --fleet DIR/inputs/fleet.json`).
     #[arg(long, value_name = "HOST")]
     pub host: Vec<String>,
     /// The qualification's name (default: the directory's name).
@@ -171,7 +181,20 @@ fn run_new(a: NewArgs, ui: &Ui) -> Result<i32> {
                 }
                 (_, Some(_)) => anyhow::bail!("--burstiness goes with --arrival gamma"),
             };
-            PlanSource::Points { points, arrival }
+            let lengths = match (a.max_input_tokens, a.max_output_tokens) {
+                (Some(i), Some(o)) if i > 0 && o > 0 => (i, o),
+                (Some(_), Some(_)) => {
+                    anyhow::bail!("--max-input-tokens and --max-output-tokens must be > 0")
+                }
+                _ => anyhow::bail!(
+                    "--point writes the benchmark plan, and the plan states the workload's lengths (verify's plan.lengths holds every record's token counts to them): give --max-input-tokens N (the longest prompt) and --max-output-tokens N (the max_tokens the client sent), e.g. vLLM's --random-input-len and --random-output-len"
+                ),
+            };
+            PlanSource::Points {
+                points,
+                arrival,
+                lengths,
+            }
         }
     };
     let req = NewRun {
@@ -203,6 +226,18 @@ fn run_new(a: NewArgs, ui: &Ui) -> Result<i32> {
         },
         proofpack::adopt::scaffold::PLAN_FILE
     );
+    if !a.host.is_empty() {
+        ui.note(&format!(
+            "the qualified fleet ({} host(s)) was written into {}; keep the weights' JSON record at {} (proofpack manifest WEIGHTS --format json -o ...) and, on each host, before its engine launches: proofpack host check WEIGHTS --weights {} --host HOST --run {} --fleet {} --key HOST.key -o {}",
+            a.host.len(),
+            proofpack::adopt::scaffold::FLEET_FILE,
+            proofpack::adopt::scaffold::WEIGHTS_RECORD_FILE,
+            a.dir.join(proofpack::adopt::scaffold::WEIGHTS_RECORD_FILE).display(),
+            out.name,
+            a.dir.join(proofpack::adopt::scaffold::FLEET_FILE).display(),
+            a.dir.join("host-checks/HOST.dsse.json").display()
+        ));
+    }
     ui.note(&format!(
         "next: proofpack run import {} --point NAME RESULT.json (for each point), then the engine attestations into attestations/, then proofpack publish",
         a.dir.display()

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 
-use super::{FleetError, HostCheckPredicate, Mode, HOST_CHECK_PREDICATE_TYPE, MAX_NAMED_FAILURES};
+use super::{
+    FleetError, HostCheckPredicate, Mode, ShardHeader, HOST_CHECK_PREDICATE_TYPE,
+    MAX_NAMED_FAILURES,
+};
 use crate::attest::{self, Statement, Subject};
 use crate::digest::Sha256Digest;
 use crate::manifest::{self, BuildOptions, CheckOptions, Manifest};
@@ -32,6 +35,10 @@ pub struct HostCheckOptions {
     pub config: Option<ConfigSource>,
     /// Hashing threads for `--full` (0: one per core).
     pub threads: usize,
+    /// v1.1: the run the check is made for (the qualification's name).
+    pub run: String,
+    /// v1.1: SHA-256 of the fleet file the host is checked for.
+    pub fleet: Sha256Digest,
 }
 
 /// A host check's outcome.
@@ -61,6 +68,16 @@ pub fn host_check(
 ) -> Result<HostChecked, FleetError> {
     if opts.host.trim().is_empty() {
         return Err(FleetError::BadArgument("--host must name the host".into()));
+    }
+    if opts.run.trim().is_empty() {
+        return Err(FleetError::BadArgument(
+            "--run must name the run the check is for".into(),
+        ));
+    }
+    if opts.mode == Mode::SizesOnly && manifest.has_sizes() {
+        // v1.1: without the header digests a sizes-only check cannot tell
+        // two equal-size shards swapped under each other's names.
+        manifest.require_header_digests(origin)?;
     }
     let started_at = crate::timefmt::rfc3339_utc_now();
     let check_opts = CheckOptions {
@@ -105,6 +122,7 @@ pub fn host_check(
             }
         },
     };
+    let shards = shard_headers(root, manifest);
     let failures: Vec<String> = report
         .failures()
         .take(MAX_NAMED_FAILURES)
@@ -131,6 +149,9 @@ pub fn host_check(
         started_at,
         finished_at: crate::timefmt::rfc3339_utc_now(),
         tool: crate::TOOL.into(),
+        run: opts.run.clone(),
+        fleet: opts.fleet.prefixed(),
+        shards,
     };
     Ok(HostChecked {
         predicate,
@@ -138,6 +159,32 @@ pub fn host_check(
         manifest_digest: manifest.digest(),
         config_digest,
     })
+}
+
+/// The header digest of every safetensors entry of `manifest` present
+/// under `root` (v1.1), as read on the host, in path order.
+fn shard_headers(root: &Path, manifest: &Manifest) -> Vec<ShardHeader> {
+    use rayon::prelude::*;
+    let single = root.is_file();
+    manifest
+        .shard_specs()
+        .into_par_iter()
+        .filter_map(|s| {
+            let abs = if single {
+                root.to_path_buf()
+            } else {
+                root.join(&s.path)
+            };
+            if !std::fs::metadata(&abs).is_ok_and(|m| m.is_file()) {
+                return None;
+            }
+            let digest = crate::safetensors::header_digest(&abs).ok().flatten();
+            Some(ShardHeader {
+                path: s.path,
+                header_sha256: digest.map(|d| d.to_hex()),
+            })
+        })
+        .collect()
 }
 
 /// The signed report: a DSSE envelope of an in-toto Statement whose

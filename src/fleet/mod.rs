@@ -17,21 +17,30 @@
 //! lists. How the hosts are reached is the orchestrator's business
 //! (Ansible, Slurm, Kubernetes: see `deploy/` and docs/fleet.md).
 
+mod binding;
 mod hostcheck;
+mod require;
 mod verify;
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::digest::Sha256Digest;
+
 pub use hostcheck::{host_check, sign_report, ConfigSource, HostCheckOptions, HostChecked};
+pub use require::{Expect, FleetRequirements, TimeBounds, WeightsRecord};
 pub use verify::{
-    verify_fleet, verify_fleet_files, FleetHosts, FleetRequirements, FleetVerification, HostRow,
-    ReportIn,
+    verify_fleet, verify_fleet_files, FleetHosts, FleetVerification, HostRow, ReportIn,
 };
 
-/// The predicate type of a host launch-check report.
-pub const HOST_CHECK_PREDICATE_TYPE: &str = "urn:proofpack:predicate:host-check:v1";
+/// The predicate type of a host launch-check report (v1.1: bound to a run,
+/// a fleet and the shard headers found).
+pub const HOST_CHECK_PREDICATE_TYPE: &str = "urn:proofpack:predicate:host-check:v1.1";
+
+/// The predicate type of host reports before contract v1.1, which named no
+/// run, no fleet and no shard headers: refused with that reason.
+pub const HOST_CHECK_PREDICATE_TYPE_V1: &str = "urn:proofpack:predicate:host-check:v1";
 
 /// How much of the weights a host check read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -87,6 +96,69 @@ pub struct HostCheckPredicate {
     pub finished_at: String,
     /// `proofpack <version>`.
     pub tool: String,
+    /// v1.1: the run the check was made for (the qualification's `name`).
+    pub run: String,
+    /// v1.1: `sha256:<hex>` of the fleet file the host was checked for (a
+    /// qualification's qualified fleet).
+    pub fleet: String,
+    /// v1.1: every safetensors entry of the manifest found on the host, with
+    /// the SHA-256 of its header as read there (null when it has none).
+    pub shards: Vec<ShardHeader>,
+}
+
+/// One shard's header digest as a host found it (v1.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardHeader {
+    /// The entry's path.
+    pub path: String,
+    /// SHA-256 hex of its first 8 + N bytes; null when it has no readable
+    /// header.
+    pub header_sha256: Option<String>,
+}
+
+impl HostCheckPredicate {
+    /// Checks the fields whose form the contract fixes; `Err` says which.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.host.trim().is_empty() || self.run.trim().is_empty() {
+            return Err("host and run must not be empty".into());
+        }
+        for (k, v) in [("manifest", &self.manifest), ("fleet", &self.fleet)] {
+            parse_prefixed(v).map_err(|e| format!("{k}: {e}"))?;
+        }
+        if let Some(c) = &self.config {
+            parse_prefixed(c).map_err(|e| format!("config: {e}"))?;
+        }
+        let mut last: Option<&str> = None;
+        for sh in &self.shards {
+            if let Some(h) = &sh.header_sha256 {
+                Sha256Digest::parse_hex(h)
+                    .map_err(|e| format!("shards: {:?}: header_sha256: {e}", sh.path))?;
+            }
+            if last.is_some_and(|l| l.as_bytes() >= sh.path.as_bytes()) {
+                return Err(format!(
+                    "shards: {:?} is out of order or listed twice (paths sorted, each once)",
+                    sh.path
+                ));
+            }
+            last = Some(&sh.path);
+        }
+        Ok(())
+    }
+
+    /// True when the report says the config digest was stated by the
+    /// operator, not hashed from a file on the host.
+    pub fn config_stated(&self) -> bool {
+        self.config_source.as_deref() == Some("stated")
+    }
+}
+
+/// `sha256:<hex>` as a digest.
+pub fn parse_prefixed(s: &str) -> Result<Sha256Digest, String> {
+    let hex = s
+        .strip_prefix("sha256:")
+        .ok_or_else(|| format!("{s:?} is not sha256:<hex>"))?;
+    Sha256Digest::parse_hex(hex).map_err(|e| e.to_string())
 }
 
 /// How many failing paths a report names (the count is always complete).

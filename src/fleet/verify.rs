@@ -4,11 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{FleetError, HostCheckPredicate, Mode, HOST_CHECK_PREDICATE_TYPE};
+use super::binding::{host_subchecks, Good, SUBS};
+use super::require::{Expect, FleetRequirements};
+use super::{
+    FleetError, HostCheckPredicate, Mode, HOST_CHECK_PREDICATE_TYPE, HOST_CHECK_PREDICATE_TYPE_V1,
+};
 use crate::attest::{self, Statement, Verified};
-use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 use crate::strictjson::reject_duplicate_json_keys;
 
@@ -65,17 +68,6 @@ impl FleetHosts {
     }
 }
 
-/// What every host's report must show.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FleetRequirements {
-    /// The pinned weights manifest digest.
-    pub weights: Sha256Digest,
-    /// The pinned config digest, if any.
-    pub config: Option<Sha256Digest>,
-    /// The least mode accepted.
-    pub mode: Mode,
-}
-
 /// One report as read: where it came from and its signature's outcome.
 #[derive(Debug)]
 pub struct ReportIn {
@@ -113,11 +105,20 @@ pub struct FleetVerification {
     pub rows: Vec<HostRow>,
 }
 
-struct Good {
-    origin: String,
-    p: HostCheckPredicate,
-    weights_subject: Option<Sha256Digest>,
-    config_subject: Option<Sha256Digest>,
+/// A v1 report's predicate (before contract v1.1: no `run`, `fleet` or
+/// `shards`), read as the current one with those fields as placeholders
+/// (`run` "v1", the fleet as the weights manifest's digest, no shards); the
+/// report is marked [`Good::v1`] and its run, fleet and shard bindings are
+/// never compared with them. Fields a v1 report states are kept as stated.
+fn v1_as_current(predicate: &serde_json::Value, v1: bool) -> serde_json::Value {
+    let mut p = predicate.clone();
+    if let (true, Some(o)) = (v1, p.as_object_mut()) {
+        let manifest = o.get("manifest").cloned().unwrap_or_default();
+        o.entry("run").or_insert_with(|| "v1".into());
+        o.entry("fleet").or_insert(manifest);
+        o.entry("shards").or_insert_with(|| serde_json::json!([]));
+    }
+    p
 }
 
 fn claimed_host(bytes: &[u8]) -> Option<String> {
@@ -145,13 +146,20 @@ pub fn verify_fleet(
         let why = match r.verified {
             Ok(v) => {
                 let st = v.get();
-                if st.predicate_type != HOST_CHECK_PREDICATE_TYPE {
+                let v1 = st.predicate_type == HOST_CHECK_PREDICATE_TYPE_V1;
+                if !v1 && st.predicate_type != HOST_CHECK_PREDICATE_TYPE {
                     Err(format!(
                         "{}: signed, but its predicateType is {}, not a host check",
                         r.origin, st.predicate_type
                     ))
                 } else {
-                    match serde_json::from_value::<HostCheckPredicate>(st.predicate.clone()) {
+                    match serde_json::from_value::<HostCheckPredicate>(v1_as_current(
+                        &st.predicate,
+                        v1,
+                    ))
+                    .map_err(|e| e.to_string())
+                    .and_then(|p| p.validate().map(|()| p))
+                    {
                         Err(e) => Err(format!(
                             "{}: signed, but not a valid host-check predicate: {e}",
                             r.origin
@@ -162,6 +170,7 @@ pub fn verify_fleet(
                                 weights_subject: st.subject("weights.manifest").map(|s| s.digest),
                                 config_subject: st.subject("config.json").map(|s| s.digest),
                                 p,
+                                v1,
                             };
                             good.entry(g.p.host.clone()).or_default().push(g);
                             Ok(())
@@ -185,11 +194,10 @@ pub fn verify_fleet(
     for h in hosts {
         let id = format!("{prefix}:{h}");
         let sub = |s: &str| format!("{id}.{s}");
-        let subs = ["manifest", "mode", "passed", "config"];
         let list = good.get(h).map(Vec::as_slice).unwrap_or(&[]);
         let fail_all = |checks: &mut Vec<Check>, why: &str| {
-            for s in subs {
-                checks.push(Check::not_checkable(sub(s), why));
+            for s in SUBS {
+                checks.push(Check::not_checkable_by(sub(s), &id, why));
             }
         };
         match list {
@@ -245,85 +253,7 @@ pub fn verify_fleet(
                         g.origin, p.root, p.finished_at
                     ),
                 ));
-                let want = req.weights.prefixed();
-                let subject_ok =
-                    g.weights_subject.map(|d| d.prefixed()) == Some(p.manifest.clone());
-                checks.push(
-                    Check::outcome(
-                        sub("manifest"),
-                        p.manifest == want && subject_ok,
-                        if p.manifest != want {
-                            format!("host {h} checked against {}, not the pinned weights manifest", p.manifest)
-                        } else if !subject_ok {
-                            format!("host {h}: the report's weights.manifest subject disagrees with its predicate")
-                        } else {
-                            format!("host {h} checked against the pinned weights manifest")
-                        },
-                    )
-                    .with_values(want, p.manifest.clone()),
-                );
-                checks.push(
-                    Check::outcome(
-                        sub("mode"),
-                        p.mode >= req.mode,
-                        if p.mode >= req.mode {
-                            format!(
-                                "host {h} checked {} ({} required)",
-                                p.mode.as_str(),
-                                req.mode.as_str()
-                            )
-                        } else {
-                            format!(
-                                "host {h}'s report was made in mode {}, but mode {} is required: rerun `host check --{}` on the host, or accept {} reports with `fleet verify --mode {}`",
-                                p.mode.as_str(),
-                                req.mode.as_str(),
-                                req.mode.as_str(),
-                                p.mode.as_str(),
-                                p.mode.as_str()
-                            )
-                        },
-                    )
-                    .with_values(req.mode.as_str(), p.mode.as_str()),
-                );
-                checks.push(
-                    Check::outcome(
-                        sub("passed"),
-                        p.passed && p.failed == 0,
-                        if p.passed && p.failed == 0 {
-                            format!(
-                                "host {h}: all {} files ({} bytes) matched ({})",
-                                p.files,
-                                p.bytes,
-                                p.mode.as_str()
-                            )
-                        } else {
-                            format!(
-                                "host {h}: {} path(s) did not match: {}",
-                                p.failed,
-                                p.failures.join("; ")
-                            )
-                        },
-                    )
-                    .with_values(0, p.failed),
-                );
-                checks.push(match req.config {
-                    None => Check::skip(sub("config"), "no --config-pin given; not compared"),
-                    Some(c) => {
-                        let got = p.config.clone();
-                        let subj = g.config_subject.map(|d| d.prefixed());
-                        let ok = got.as_deref() == Some(c.prefixed().as_str()) && subj == got;
-                        Check::outcome(
-                            sub("config"),
-                            ok,
-                            match &got {
-                                None => format!("host {h}: the report records no config digest"),
-                                Some(d) if ok => format!("host {h}: config {d}"),
-                                Some(d) => format!("host {h}: config {d}, not the pinned one"),
-                            },
-                        )
-                        .with_values(c.prefixed(), json!(got))
-                    }
-                });
+                checks.extend(host_subchecks(&id, h, g, req));
                 let ok = checks[before..].iter().all(|c| !c.failed());
                 let dur = match (
                     crate::timefmt::parse_rfc3339_utc(&p.started_at),
@@ -357,6 +287,9 @@ pub fn verify_fleet(
             .flat_map(|(_, w)| w.iter().cloned()),
     );
     outside.extend(unnamed);
+    if matches!(req.record, Expect::NotAsked(_) | Expect::NoEvidence(_)) {
+        checks.push(agree_check(hosts, &good, prefix));
+    }
     checks.push(if outside.is_empty() {
         Check::pass(
             format!("{prefix}s.outside"),
@@ -374,6 +307,41 @@ pub fn verify_fleet(
     (checks, rows)
 }
 
+/// `<prefix>s.agree` (v1.1, without a weights record): every host with
+/// one trusted report states the same totals and shard header digests.
+fn agree_check(hosts: &[String], good: &BTreeMap<String, Vec<Good>>, prefix: &str) -> Check {
+    let id = format!("{prefix}s.agree");
+    let mut seen: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for h in hosts {
+        if let Some([g]) = good.get(h).map(Vec::as_slice) {
+            let key =
+                serde_json::json!({"files": g.p.files, "bytes": g.p.bytes, "shards": g.p.shards})
+                    .to_string();
+            seen.entry(key).or_default().push(h);
+        }
+    }
+    if seen.len() <= 1 {
+        return Check::pass(
+            id,
+            format!(
+                "every report states the same files, bytes and shard header digests ({} host(s)); no weights record was given to compare them with",
+                seen.values().map(Vec::len).sum::<usize>()
+            ),
+        );
+    }
+    // The largest group first: the odd host out is named last.
+    let mut groups: Vec<&Vec<&str>> = seen.values().collect();
+    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    let groups: Vec<String> = groups.iter().map(|hs| hs.join(", ")).collect();
+    Check::fail(
+        id,
+        format!(
+            "the hosts' reports disagree on the files, bytes or shard headers they found: {} (one group per distinct report)",
+            groups.join(" vs ")
+        ),
+    )
+}
+
 /// `fleet verify`: reads every report file, verifies its signature under
 /// the keys of `trust` trusted for `host`, and checks the fleet.
 pub fn verify_fleet_files(
@@ -382,6 +350,29 @@ pub fn verify_fleet_files(
     trust: &crate::keys::TrustStore,
     req: &FleetRequirements,
 ) -> Result<FleetVerification, FleetError> {
+    if req.mode == Mode::SizesOnly {
+        // v1.1: a sizes-only report tells swapped shards only by their
+        // headers, which only the record pins.
+        match &req.record {
+            Expect::Is(r) => {
+                if let Some((first, _)) = r.shards.iter().find(|(_, d)| d.is_none()) {
+                    return Err(FleetError::Manifest(
+                        crate::manifest::ManifestError::NoHeaderDigests {
+                            origin: r.origin.clone(),
+                            missing: r.shards.values().filter(|d| d.is_none()).count(),
+                            shards: r.shards.len(),
+                            first: first.clone(),
+                        },
+                    ));
+                }
+            }
+            _ => {
+                return Err(FleetError::BadArgument(
+                    "--mode sizes-only needs the weights record (--weights-record: the JSON manifest record, with header digests): with a digest alone, sizes-only cannot detect swapped shards".into(),
+                ))
+            }
+        }
+    }
     let mut reports = Vec::new();
     for f in files {
         let bytes = attest::read_envelope_file(f).map_err(|source| FleetError::Io {

@@ -311,3 +311,37 @@ pub fn check_streamed(
     let manifest = manifest.finish().map_err(whole)?;
     Ok(Checked { manifest, shards })
 }
+
+/// v1.1: [`Manifest::require_header_digests`] over a manifest read one
+/// entry at a time (memory of one entry): a record with sizes whose
+/// `.safetensors` entries do not all pin a header digest is refused
+/// (sizes-only cannot tell swapped shards without them). A manifest
+/// without sizes (a line format) pins none and is not refused here.
+pub fn require_header_digests_streamed(
+    source: &mut ManifestSource,
+    origin: &str,
+) -> Result<(), ManifestError> {
+    let (sized, shards, missing, first) = with_streams(std::slice::from_mut(source), |s| {
+        let (mut sized, mut shards, mut missing, mut first) = (false, 0usize, 0usize, None);
+        while let Some(e) = s[0].next_entry().map_err(|_| Stopped::ReadWhole(0))? {
+            sized |= e.entry.size.is_some();
+            if crate::safetensors::is_shard_path(&e.entry.path) {
+                shards += 1;
+                if e.header_sha256.is_none() {
+                    missing += 1;
+                    first.get_or_insert(e.entry.path);
+                }
+            }
+        }
+        Ok((sized, shards, missing, first))
+    })?;
+    match first {
+        Some(first) if sized => Err(ManifestError::NoHeaderDigests {
+            origin: origin.to_string(),
+            missing,
+            shards,
+            first,
+        }),
+        _ => Ok(()),
+    }
+}

@@ -45,8 +45,8 @@ mod stream;
 mod walk;
 
 pub use check::{
-    check, check_streamed, file_check_id, structure_check, structure_check_shards, CheckOptions,
-    Checked, HASH_BATCH,
+    check, check_streamed, file_check_id, require_header_digests_streamed, structure_check,
+    structure_check_shards, CheckOptions, Checked, HASH_BATCH,
 };
 pub use diff::{diff, diff_streamed, Diff, DiffCounts, DiffRow, Diffed};
 pub use hash::{
@@ -140,6 +140,20 @@ pub enum ManifestError {
         origin: String,
         /// Its format.
         format: &'static str,
+    },
+    /// v1.1: a sizes-only check against a record whose `.safetensors`
+    /// entries lack header digests: it could not tell two equal-size shards
+    /// swapped under each other's names.
+    #[error("{origin}: this record has no header digests; sizes-only cannot detect swapped shards ({missing} of {shards} .safetensors entries have no header_sha256, the first {first:?}); write the record again with `proofpack manifest --format json`, or check in full mode")]
+    NoHeaderDigests {
+        /// The manifest file.
+        origin: String,
+        /// Safetensors entries without a header digest.
+        missing: usize,
+        /// Safetensors entries in all.
+        shards: usize,
+        /// The first of them.
+        first: String,
     },
     /// A manifest file is larger than proofpack reads.
     #[error("{}: manifest is larger than the {MAX_MANIFEST_BYTES}-byte limit", path.display())]
@@ -298,6 +312,26 @@ impl Manifest {
         }
         self.headers.insert(path.to_string(), digest);
         Ok(())
+    }
+
+    /// v1.1: `Err` unless every safetensors entry carries a header digest,
+    /// as a sizes-only check needs (contract 2.1, 10): without them it cannot
+    /// tell two equal-size shards swapped under each other's names.
+    pub fn require_header_digests(&self, origin: &str) -> Result<(), ManifestError> {
+        let shards = self.shard_specs();
+        let missing: Vec<&crate::safetensors::ShardSpec> = shards
+            .iter()
+            .filter(|s| s.header_sha256.is_none())
+            .collect();
+        match missing.first() {
+            None => Ok(()),
+            Some(first) => Err(ManifestError::NoHeaderDigests {
+                origin: origin.to_string(),
+                missing: missing.len(),
+                shards: shards.len(),
+                first: first.path.clone(),
+            }),
+        }
     }
 
     /// The safetensors entries (`*.safetensors`), each with its pinned

@@ -7,21 +7,21 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::context::Run;
+use super::records::ClientId;
 use super::schema::Qualification;
 use super::{AttestedEngine, Options, ENGINE_PREDICATE_TYPE};
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 
 /// Verifies every engine's attestation and reports `attestation:<id>` with
-/// its sub-checks, then `attestations.agree`. `first_request` is the
-/// earliest send time of the run (warmups included), when known.
+/// its sub-checks, then `attestations.agree`.
 pub fn check_engines(
     report: &mut Report,
     run: &Run<'_>,
-    first_request: Option<f64>,
     opts: &Options<'_>,
 ) -> BTreeMap<String, Result<AttestedEngine, String>> {
     let q = run.q();
+    let requests = Requests::of(run);
     let mut attested = BTreeMap::new();
     for e in &q.engines {
         let id = format!("attestation:{}", e.id);
@@ -42,7 +42,7 @@ pub fn check_engines(
             )),
             Err(why) => report.push(Check::fail(&id, format!("{}: {why}", e.attestation))),
         }
-        subchecks(report, q, &e.id, &got, first_request);
+        subchecks(report, q, &e.id, &got, &requests);
         attested.insert(e.id.clone(), got);
     }
     agreement_check(report, q, &attested);
@@ -63,10 +63,11 @@ fn agreement_check(
         .iter()
         .filter_map(|(e, a)| a.as_ref().ok().map(|a| (e, a)))
         .collect();
-    if verified.len() < attested.len() {
-        report.push(Check::not_checkable(
+    if let Some((engine, _)) = attested.iter().find(|(_, a)| a.is_err()) {
+        report.push(Check::not_checkable_by(
             id,
-            "not every engine attestation verified",
+            format!("attestation:{engine}"),
+            format!("not every engine attestation verified (see attestation:{engine})"),
         ));
         return;
     }
@@ -112,7 +113,7 @@ fn subchecks(
     q: &Qualification,
     engine: &str,
     got: &Result<AttestedEngine, String>,
-    first_request: Option<f64>,
+    requests: &Requests<'_>,
 ) {
     let base = format!("attestation:{engine}");
     let names = [
@@ -127,9 +128,10 @@ fn subchecks(
         Ok(a) => a,
         Err(_) => {
             for n in names {
-                report.push(Check::not_checkable(
+                report.push(Check::not_checkable_by(
                     format!("{base}.{n}"),
-                    "the attestation did not verify",
+                    &base,
+                    format!("the attestation did not verify (see {base})"),
                 ));
             }
             return;
@@ -170,10 +172,18 @@ fn subchecks(
     });
     let f = match &a.predicate {
         Err(why) => {
-            for n in ["engine_id", "model", "image", "launched_at"] {
-                report.push(Check::not_checkable(
+            // The signed predicate itself is the failure: one cause, the
+            // rest not checkable because of it.
+            let cause = format!("{base}.engine_id");
+            report.push(Check::fail(
+                &cause,
+                format!("the engine predicate cannot be read: {why}"),
+            ));
+            for n in ["model", "image", "launched_at"] {
+                report.push(Check::not_checkable_by(
                     format!("{base}.{n}"),
-                    format!("engine predicate unreadable: {why}"),
+                    &cause,
+                    format!("the engine predicate cannot be read (see {cause})"),
                 ));
             }
             return;
@@ -208,31 +218,96 @@ fn subchecks(
             "predicate.engine.image equals the engine-image subject",
         )
         .with_values(s, img.clone()),
-        _ => Check::not_checkable(
+        _ => Check::not_checkable_by(
             format!("{base}.image"),
+            format!("{base}.subjects"),
             "predicate.engine.image and an engine-image subject are not both present",
         ),
     });
+    report.push(launched_check(&base, f, requests));
+}
+
+/// Every client record the run holds, to date the engines' launches by.
+struct Requests<'a> {
+    /// (point's client-records file, request id, record) per record.
+    all: Vec<(&'a str, &'a String, &'a ClientId)>,
+    /// The first point whose records cannot be read, when one cannot.
+    unreadable: Option<String>,
+}
+
+impl<'a> Requests<'a> {
+    fn of(run: &Run<'a>) -> Requests<'a> {
+        let q = run.q();
+        let mut all = Vec::new();
+        let mut unreadable = None;
+        for (i, p) in q.points.iter().enumerate() {
+            match run.collected.clients.get(&i) {
+                Some(c) => all.extend(
+                    c.ids
+                        .iter()
+                        .map(|(id, r)| (p.client_records.as_str(), id, r)),
+                ),
+                None => {
+                    unreadable.get_or_insert_with(|| format!("point:{}.records", p.name));
+                }
+            }
+        }
+        all.sort_by(|a, b| a.2.sent_at.total_cmp(&b.2.sent_at));
+        Requests { all, unreadable }
+    }
+}
+
+/// `attestation:<id>.launched_at` (v1.1): every request of the run (every
+/// client record, warmups included) was sent after the engine was
+/// launched, so that it lies within the attested engine's lifetime; the
+/// first requests sent before are named file:line.
+fn launched_check(base: &str, f: &super::EngineFacts, requests: &Requests<'_>) -> Check {
     let id = format!("{base}.launched_at");
-    report.push(match (f.launched_unix, first_request) {
-        (_, None) => Check::not_checkable(&id, "no client record could be read to date the run"),
-        (launched, Some(first)) => Check::outcome(
+    let Some(first) = requests.all.first() else {
+        return match &requests.unreadable {
+            Some(cause) => Check::not_checkable_by(
+                &id,
+                cause,
+                format!("no client record could be read to date the run (see {cause})"),
+            ),
+            None => Check::not_checkable(&id, "no client record could be read to date the run"),
+        };
+    };
+    let launched = f.launched_unix;
+    let mut early = super::records::Problems::default();
+    for (file, rid, r) in requests
+        .all
+        .iter()
+        .take_while(|(_, _, r)| r.sent_at <= launched)
+    {
+        early.push(format!(
+            "request {rid:?} ({file}:{}) sent at {:.6}",
+            r.line, r.sent_at
+        ));
+    }
+    let first_at = first.2.sent_at;
+    if early.is_empty() {
+        Check::pass(
             &id,
-            launched < first,
-            if launched < first {
-                format!(
-                    "launched at {} ({:.0} s before the first request of the run)",
-                    f.launched_at,
-                    first - launched
-                )
-            } else {
-                format!(
-                    "launched at {}, {:.3} s after the first request of the run was sent: this attestation is not of the engine that served it",
-                    f.launched_at,
-                    launched - first
-                )
-            },
+            format!(
+                "launched at {} ({:.0} s before the first request of the run): all {} requests lie within the engine's lifetime",
+                f.launched_at,
+                first_at - launched,
+                requests.all.len()
+            ),
         )
-        .with_values(json!({"before": first}), launched),
-    });
+        .with_values(json!({"before": first_at}), launched)
+    } else {
+        Check::fail(
+            &id,
+            format!(
+                "launched at {}, {:.3} s after the first request of the run was sent: this attestation is not of the engine that served it; {} request(s) were sent before it was launched: {}",
+                f.launched_at,
+                launched - first_at,
+                early.count,
+                early.summary()
+            ),
+        )
+        .with_values(json!({"before": first_at}), launched)
+    }
 }

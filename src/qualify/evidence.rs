@@ -37,7 +37,8 @@ pub struct Plan {
     pub clients: BTreeMap<String, usize>,
     /// Journal path -> names of the points reading it.
     pub journals: BTreeMap<String, Vec<String>>,
-    /// Attestation paths.
+    /// Files read whole: attestations, host reports, and the qualified
+    /// fleet and weights record the host reports are bound to.
     pub attestations: BTreeSet<String>,
     /// Paths named by pins.
     pub pin_paths: BTreeSet<String>,
@@ -70,12 +71,16 @@ impl Plan {
                 sources.insert(src.file.clone(), i);
             }
         }
-        // Attestations and host reports are envelopes, read whole.
+        // Attestations and host reports are envelopes, read whole; so are
+        // the qualified fleet and the weights record the reports are bound
+        // to (v1.1).
         let attestations = q
             .engines
             .iter()
             .map(|e| e.attestation.clone())
             .chain(q.host_checks.iter().cloned())
+            .chain(q.qualified_fleet.iter().cloned())
+            .chain(q.weights_record.iter().cloned())
             .collect();
         let pin_paths = pins
             .map(|p| p.pins.iter().filter_map(|p| p.path.clone()).collect())
@@ -125,7 +130,7 @@ impl Plan {
 /// signed envelopes: one the evidence chain of a write-up's rows may name
 /// (the plan's workload and fleet, the fleet's profile store), which only
 /// the plan's content says. Read whole within the capture limits and
-/// hashed; its first line is still checked for undeclared records.
+/// hashed; every line is still checked for undeclared records.
 pub fn is_chain_candidate(rel: &str) -> bool {
     rel.ends_with(".json") && rel != super::QUALIFICATION_FILE && !rel.ends_with(".dsse.json")
 }
@@ -155,9 +160,9 @@ pub struct Collected {
     /// Journal path -> what it holds.
     pub journals: BTreeMap<String, JournalSummary>,
     /// Files that no point declares but that hold client records or
-    /// journal events (v1.1), with the point their first record names (at
-    /// most [`MAX_UNDECLARED_NAMED`]).
-    pub undeclared: BTreeMap<String, String>,
+    /// journal events (v1.1), with the first such line (at most
+    /// [`MAX_UNDECLARED_NAMED`]).
+    pub undeclared: BTreeMap<String, Found>,
     /// How many such files there were in all.
     pub undeclared_files: u64,
     /// Paths read as evidence or sniffed (every regular file offered).
@@ -173,20 +178,8 @@ pub struct Collected {
     derived_clients: BTreeMap<usize, ClientSummary>,
 }
 
-/// Longest first line read to tell whether an undeclared file holds records.
-pub const SNIFF_BYTES: u64 = 64 << 10;
-
-/// The point named by a line that looks like a client record or a journal
-/// event (a JSON object with string `request_id` and `point`), if it does.
-pub fn records_point(first_line: &[u8]) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_slice(first_line).ok()?;
-    let o = v.as_object()?;
-    o.get("request_id")?.as_str()?;
-    let point = o.get("point")?.as_str()?;
-    let is_client = o.contains_key("sent_at") || o.contains_key("status");
-    let is_event = o.contains_key("event") || o.contains_key("at");
-    (is_client || is_event).then(|| point.to_string())
-}
+pub use super::sniff::records_point;
+use super::sniff::{Found, RecordSniffer};
 
 /// Reads the files a [`Plan`] needs as they are offered.
 pub struct Collector<'a> {
@@ -196,15 +189,21 @@ pub struct Collector<'a> {
     deriver: Option<&'a dyn RecordDeriver>,
 }
 
+/// Hashes what is read through it and, for a file that is not a declared
+/// client-records file or journal, looks at every line for records.
 struct HashingReader<'r> {
     inner: &'r mut dyn Read,
     hasher: Hasher,
+    sniffer: Option<RecordSniffer>,
 }
 
 impl Read for HashingReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.hasher.update(&buf[..n]);
+        if let Some(s) = &mut self.sniffer {
+            s.feed(&buf[..n]);
+        }
         Ok(n)
     }
 }
@@ -256,26 +255,37 @@ impl<'a> Collector<'a> {
             || is_chain_candidate(rel)
     }
 
-    /// Reads the first line of a file verification does not otherwise read
-    /// and notes it when it holds client records or journal events: records
-    /// of a point that `qualification.json` does not declare (or a second
-    /// file for a declared one) are evidence left out of the table.
+    /// Reads every line of a file verification does not otherwise read
+    /// and notes it when one holds a client record or a journal event:
+    /// records of a point that `qualification.json` does not declare (or a
+    /// second file for a declared one) are evidence left out of the table.
     pub fn sniff(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
         self.out.offered += 1;
         if rel == super::QUALIFICATION_FILE {
             return Ok(());
         }
-        let mut head = Vec::new();
-        content.take(SNIFF_BYTES).read_to_end(&mut head)?;
-        let first = head.split(|b| *b == b'\n').next().unwrap_or(&[]);
-        let first = first.strip_suffix(b"\r").unwrap_or(first);
-        if let Some(point) = records_point(first) {
-            self.out.undeclared_files += 1;
-            if self.out.undeclared.len() < MAX_UNDECLARED_NAMED {
-                self.out.undeclared.insert(rel.to_string(), point);
+        let mut sniffer = RecordSniffer::new();
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            let n = content.read(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            if !sniffer.done() {
+                sniffer.feed(&chunk[..n]);
             }
         }
+        self.note_sniffed(rel, sniffer.finish());
         Ok(())
+    }
+
+    fn note_sniffed(&mut self, rel: &str, found: Option<Found>) {
+        if let Some(f) = found {
+            self.out.undeclared_files += 1;
+            if self.out.undeclared.len() < MAX_UNDECLARED_NAMED {
+                self.out.undeclared.insert(rel.to_string(), f);
+            }
+        }
     }
 
     /// Offers one file: read as evidence when [`Collector::wants`] it,
@@ -292,9 +302,14 @@ impl<'a> Collector<'a> {
     /// Consumes one file. `Err` only on I/O errors; malformed content is
     /// recorded for the checks.
     pub fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        let declared = self.plan.clients.contains_key(rel) || self.plan.journals.contains_key(rel);
         let mut r = HashingReader {
             inner: content,
             hasher: Hasher::new(),
+            // Every other file the run reads (fact and pin files, the plan,
+            // manifests) is looked at for records too: a second copy of a
+            // point's records named as a fact is still left out of the table.
+            sniffer: (!declared).then(RecordSniffer::new),
         };
         if let Some(&i) = self.plan.clients.get(rel) {
             let p = &self.plan.q.points[i];
@@ -340,16 +355,8 @@ impl<'a> Collector<'a> {
                     self.out.too_large.insert(rel.to_string(), why);
                 }
                 Some(buf) => {
-                    if is_chain_candidate(rel) {
-                        let first = buf.split(|b| *b == b'\n').next().unwrap_or(&[]);
-                        let first = first.strip_suffix(b"\r").unwrap_or(first);
-                        if let Some(point) = records_point(first) {
-                            self.out.undeclared_files += 1;
-                            if self.out.undeclared.len() < MAX_UNDECLARED_NAMED {
-                                self.out.undeclared.insert(rel.to_string(), point);
-                            }
-                        }
-                    }
+                    // Its lines went through the reader's sniffer, as every
+                    // other file's do.
                     self.out.captured_bytes += buf.len() as u64;
                     self.out.small.insert(rel.to_string(), buf);
                 }
@@ -363,6 +370,10 @@ impl<'a> Collector<'a> {
                 break;
             }
             lines += chunk[..n].iter().filter(|b| **b == b'\n').count() as u64;
+        }
+        if let Some(sn) = r.sniffer.take() {
+            let found = sn.finish();
+            self.note_sniffed(rel, found);
         }
         let (digest, _) = r.hasher.finish();
         if is_manifest_file(rel) && self.plan.counted_digests.contains(&digest) {

@@ -50,10 +50,18 @@ pub fn undeclared_check(run: &Run<'_>) -> Check {
     let id = "run.undeclared";
     let collected = run.collected;
     let mut found = records::Problems::default();
-    for (path, point) in &collected.undeclared {
-        found.push(format!(
-            "{path} holds request records (its first names point {point:?}) but is no declared point's client records or journal"
-        ));
+    for (path, f) in &collected.undeclared {
+        found.push(match &f.point {
+            Some(point) => format!(
+                "{path} holds request records (line {} names point {point:?}) but is no declared point's client records or journal",
+                f.line
+            ),
+            None => format!(
+                "{path}:{}: a line longer than {} bytes that begins like a request record, in no declared point's client records or journal",
+                f.line,
+                records::MAX_LINE
+            ),
+        });
     }
     let unnamed = collected.undeclared_files - collected.undeclared.len() as u64;
     if unnamed > 0 {

@@ -31,7 +31,8 @@
 //!   limits), [`derived`] with [`deriver`] (v1.1: client records derived
 //!   again from the benchmark client's result file), [`point`] with
 //!   [`metrics`] (per-point invariants and every
-//!   published number recomputed, numpy's percentile bit for bit), and
+//!   published number recomputed, numpy's percentile bit for bit),
+//!   [`plausible`] (records no real run can produce), and
 //!   [`published`] (the write-up's rows and cells);
 //! - [`verdict`]: the one sentence that says what a green or red covers;
 //!   [`table`]: the recomputed measured-points table; [`pagedata`]: what
@@ -55,12 +56,14 @@ pub mod metrics;
 pub mod pagedata;
 pub mod pins;
 pub mod plan;
+pub mod plausible;
 pub mod point;
 pub mod published;
 pub mod records;
 pub mod run;
 pub mod rundir;
 pub mod schema;
+pub mod sniff;
 pub mod table;
 pub mod verdict;
 

@@ -98,6 +98,10 @@ pub struct BenchmarkPlan {
     pub arrival: Arrival,
     /// The SLO the plan was written for, when it states one.
     pub slo: Option<Slo>,
+    /// v1.1: the longest prompt of the workload, in tokens.
+    pub max_input_tokens: Option<u64>,
+    /// v1.1: the most output tokens a request was allowed (`max_tokens`).
+    pub max_output_tokens: Option<u64>,
     /// v1.1: the workload file (a path in the run), when named.
     pub workload: Option<String>,
     /// v1.1: the qualified fleet file (a path in the run), when named.
@@ -139,6 +143,26 @@ fn opt_revision(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Optio
             "{key}.revision must be a 40-hex commit, found {other}"
         )),
     }
+}
+
+/// The workload's token limits as the plan states them (v1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lengths {
+    /// Most prompt tokens of a request.
+    pub max_input_tokens: u64,
+    /// Most output tokens of a request.
+    pub max_output_tokens: u64,
+}
+
+/// What the checks after the plan's take from it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlanFacts {
+    /// The arrival process (Poisson when the plan cannot be read).
+    pub arrival: Arrival,
+    /// The workload's token limits (`None`: the plan states none, as
+    /// plans before contract v1.1 do), or the id of the check that failed
+    /// so that they are unknown.
+    pub lengths: Result<Option<Lengths>, &'static str>,
 }
 
 fn uint(v: &Value, what: &str) -> Result<u64, String> {
@@ -253,10 +277,21 @@ impl BenchmarkPlan {
                 })
             }
         };
+        let length = |k: &str| -> Result<Option<u64>, String> {
+            match obj.get(k) {
+                None => Ok(None),
+                Some(v) => match uint(v, k).map_err(err)? {
+                    0 => Err(err(format!("{k} must be at least 1"))),
+                    n => Ok(Some(n)),
+                },
+            }
+        };
         Ok(BenchmarkPlan {
             points: out,
             arrival,
             slo,
+            max_input_tokens: length("max_input_tokens")?,
+            max_output_tokens: length("max_output_tokens")?,
             workload: opt_path(obj, "workload").map_err(err)?,
             fleet: opt_path(obj, "fleet").map_err(err)?,
             client_revision: opt_revision(obj, "client").map_err(err)?,
@@ -366,24 +401,82 @@ pub fn slo_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Check {
     }
 }
 
-/// `qualification.plan`, `plan.points`, `plan.slo`. Returns the arrival
-/// process the plan states (Poisson when it cannot be read).
-pub fn plan_checks(report: &mut Report, run: &Run<'_>) -> Arrival {
+/// `plan.lengths` (v1.1): the plan states the workload's longest prompt
+/// and completion, which every record's token counts must stay within.
+///
+/// A plan that states neither (every plan before contract v1.1) leaves the
+/// token counts unbounded: not checked for want of evidence, failed under
+/// `--require-all`. A plan that states one and not the other fails.
+pub fn lengths_check(
+    plan: &BenchmarkPlan,
+    path: &str,
+    require_all: bool,
+) -> (Check, Result<Option<Lengths>, &'static str>) {
+    let id = "plan.lengths";
+    match (plan.max_input_tokens, plan.max_output_tokens) {
+        (Some(i), Some(o)) => (
+            Check::pass(
+                id,
+                format!("{path}: at most {i} input and {o} output tokens per request"),
+            ),
+            Ok(Some(Lengths {
+                max_input_tokens: i,
+                max_output_tokens: o,
+            })),
+        ),
+        (None, None) if !require_all => (
+            Check::not_checked(
+                id,
+                Reason::NoEvidence,
+                format!(
+                    "{path} names no max_input_tokens and max_output_tokens (a plan before contract v1.1): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
+                ),
+            ),
+            Ok(None),
+        ),
+        (i, o) => {
+            let missing: Vec<&str> = [("max_input_tokens", i), ("max_output_tokens", o)]
+                .into_iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(k, _)| k)
+                .collect();
+            (
+                Check::fail(
+                    id,
+                    format!(
+                        "{path} names no {} (v1.1): without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
+                        missing.join(" and "),
+                        if missing.len() == 2 { " (--require-all)" } else { "" }
+                    ),
+                ),
+                Err(id),
+            )
+        }
+    }
+}
+
+/// `qualification.plan`, `plan.points`, `plan.slo`, `plan.lengths`. Returns
+/// what the later checks take from the plan.
+pub fn plan_checks(report: &mut Report, run: &Run<'_>, require_all: bool) -> PlanFacts {
     let q = run.q();
     let id = "qualification.plan";
+    let unread = PlanFacts {
+        arrival: Arrival::Poisson,
+        lengths: Err(id),
+    };
     let Some(path) = &run.plan.plan_file else {
         report.push(Check::fail(
             id,
             "qualification.json names no benchmark plan (\"plan\", v1.1): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
         ));
-        for n in ["plan.points", "plan.slo"] {
+        for n in PLAN_CHECKS {
             report.push(Check::not_checkable_by(
                 n,
                 id,
                 "no benchmark plan is named (see qualification.plan)",
             ));
         }
-        return Arrival::Poisson;
+        return unread;
     };
     match run
         .small_file(path)
@@ -391,14 +484,14 @@ pub fn plan_checks(report: &mut Report, run: &Run<'_>) -> Arrival {
     {
         Err(why) => {
             report.push(Check::fail(id, why));
-            for n in ["plan.points", "plan.slo"] {
+            for n in PLAN_CHECKS {
                 report.push(Check::not_checkable_by(
                     n,
                     id,
                     format!("the benchmark plan {path} cannot be read (see qualification.plan)"),
                 ));
             }
-            Arrival::Poisson
+            unread
         }
         Ok(bp) => {
             report.push(Check::pass(
@@ -411,10 +504,18 @@ pub fn plan_checks(report: &mut Report, run: &Run<'_>) -> Arrival {
             ));
             report.push(points_check(q, &bp, path));
             report.push(slo_check(q, &bp, path));
-            bp.arrival
+            let (check, lengths) = lengths_check(&bp, path, require_all);
+            report.push(check);
+            PlanFacts {
+                arrival: bp.arrival,
+                lengths,
+            }
         }
     }
 }
+
+/// The checks of the plan's contents, in report order.
+const PLAN_CHECKS: [&str; 3] = ["plan.points", "plan.slo", "plan.lengths"];
 
 #[cfg(test)]
 mod tests {

@@ -7,18 +7,20 @@ use serde_json::json;
 
 use super::context::Run;
 use super::metrics::PointMetrics;
-use super::plan::{rate_tolerance, Arrival};
+use super::plan::{rate_tolerance, Arrival, PlanFacts};
 use super::records::{self, ClientSummary, JournalSummary, Problems, Terminals};
 use super::schema::{self, Claim, Qualification, Status, MIN_SIGNIFICANT_DIGITS};
 use crate::report::{Check, Reason, Report};
 
 /// Checks that need readable client records, in report order.
-const AFTER_RECORDS: [&str; 9] = [
+const AFTER_RECORDS: [&str; 11] = [
     "count",
     "warmup",
     "warmup_order",
     "unique_ids",
     "offered_rate",
+    "one_token",
+    "tokens",
     "journal.terminal",
     "journal.orphans",
     "status",
@@ -31,7 +33,7 @@ pub fn point_checks(
     report: &mut Report,
     run: &Run<'_>,
     i: usize,
-    arrival: Arrival,
+    plan: &PlanFacts,
     require_all: bool,
 ) -> Option<PointMetrics> {
     let (q, collected) = (run.q(), run.collected);
@@ -44,13 +46,14 @@ pub fn point_checks(
         (problem, _) => {
             let why = problem.unwrap_or_else(|| format!("{}: not in the run", p.client_records));
             report.push(Check::fail(id("records"), why));
+            let why = format!(
+                "the client records could not be read (see {})",
+                id("records")
+            );
             for n in AFTER_RECORDS {
-                report.push(Check::not_checkable(
-                    id(n),
-                    "the client records could not be read",
-                ));
+                report.push(Check::not_checkable_by(id(n), id("records"), &why));
             }
-            claim_checks_unavailable(report, &base, p, "the client records could not be read");
+            claim_checks_unavailable(report, &base, p, &why);
             return None;
         }
     };
@@ -73,7 +76,7 @@ pub fn point_checks(
             id("records")
         );
         for n in AFTER_RECORDS {
-            report.push(Check::not_checkable(id(n), &why));
+            report.push(Check::not_checkable_by(id(n), id("records"), &why));
         }
         claim_checks_unavailable(report, &base, p, &why);
         return None;
@@ -86,8 +89,12 @@ pub fn point_checks(
         ),
     ));
     count_checks(report, &base, p, client);
-    rate_check(report, &base, p, client, arrival);
+    rate_check(report, &base, p, client, plan.arrival);
     let tolerance = q.clock_tolerance();
+    report.push(super::plausible::one_token_check(
+        &base, p, client, tolerance,
+    ));
+    report.push(super::plausible::tokens_check(&base, p, client, plan));
     match p.journal.as_deref() {
         None => {
             for (k, n) in JOURNAL_CHECKS.iter().enumerate() {
@@ -108,8 +115,9 @@ pub fn point_checks(
             (problem, _) => {
                 let why = problem.unwrap_or_else(|| format!("{journal}: not in the run"));
                 report.push(Check::fail(id("journal.terminal"), why.clone()));
+                let why = format!("{why} (see {})", id("journal.terminal"));
                 for n in ["journal.orphans", "status", "journal.timing"] {
-                    report.push(Check::not_checkable(id(n), &why));
+                    report.push(Check::not_checkable_by(id(n), id("journal.terminal"), &why));
                 }
             }
         },
@@ -235,10 +243,28 @@ fn rate_check(
     let id = format!("{base}.offered_rate");
     let n = client.metrics.measured;
     report.push(match client.metrics.measured_rate {
-        None => Check::not_checkable(
+        // The records themselves show no rate: a failure on the point's own
+        // evidence, never "not checkable".
+        None if n < 2 => Check::fail(
             id,
-            format!("{n} measured request(s) with distinct send times: no send rate to measure"),
-        ),
+            format!(
+                "{n} measured request(s): a send rate needs at least two sends, so the declared offered rate of {} request/s is not shown by the records",
+                p.offered_rate
+            ),
+        )
+        .with_values(json!({"offered_rate": p.offered_rate}), serde_json::Value::Null),
+        None => Check::fail(
+            id,
+            format!(
+                "all {n} measured requests share one send time ({}): no send rate to measure, so the declared offered rate of {} request/s is not shown by the records",
+                client
+                    .first_measured
+                    .as_ref()
+                    .map_or_else(|| "unknown".to_string(), |m| format!("sent_at {:.6}", m.at)),
+                p.offered_rate
+            ),
+        )
+        .with_values(json!({"offered_rate": p.offered_rate}), serde_json::Value::Null),
         Some(r) => {
             let tol = rate_tolerance(arrival, n);
             let off = r / p.offered_rate - 1.0;
@@ -332,7 +358,7 @@ fn journal_checks(
         report.push(Check::fail(id("journal.terminal"), why));
         let why = format!("{} is malformed (see {})", journal, id("journal.terminal"));
         for n in ["journal.orphans", "status", "journal.timing"] {
-            report.push(Check::not_checkable(id(n), &why));
+            report.push(Check::not_checkable_by(id(n), id("journal.terminal"), &why));
         }
         return;
     }
@@ -448,12 +474,19 @@ fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<Stri
     None
 }
 
+/// The claims of a point whose client records cannot be read, each not
+/// checkable because `point:<name>.records` failed.
 fn claim_checks_unavailable(report: &mut Report, base: &str, p: &schema::Point, why: &str) {
+    let cause = format!("{base}.records");
     for (key, _) in claim_keys(&p.claims) {
-        report.push(Check::not_checkable(format!("{base}.claim.{key}"), why).claim());
+        report.push(Check::not_checkable_by(format!("{base}.claim.{key}"), &cause, why).claim());
     }
-    report.push(Check::not_checkable(format!("{base}.within_limits"), why).claim());
-    report.push(Check::not_checkable(format!("{base}.attainment"), why));
+    report.push(Check::not_checkable_by(format!("{base}.within_limits"), &cause, why).claim());
+    report.push(Check::not_checkable_by(
+        format!("{base}.attainment"),
+        &cause,
+        why,
+    ));
 }
 
 /// Every claim key in report order, with the claim if published.

@@ -128,6 +128,21 @@ pub struct ClientId {
     pub finished_at: Option<f64>,
     /// Marked warmup.
     pub warmup: bool,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+}
+
+impl ClientId {
+    /// The latest time the record states (send, first token, finish):
+    /// where the request's part of its point's window ends.
+    pub fn last_at(&self) -> f64 {
+        [self.first_token_at, self.finished_at]
+            .into_iter()
+            .flatten()
+            .fold(self.sent_at, f64::max)
+    }
 }
 
 /// The smallest and largest of a count over records, with the line of each.
@@ -324,6 +339,8 @@ pub fn read_client_records_limited(
                         first_token_at: rec.first_token_at,
                         finished_at: rec.finished_at,
                         warmup: rec.warmup,
+                        input_tokens: rec.input_tokens,
+                        output_tokens: rec.output_tokens,
                     },
                 );
             }

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use super::context::{point_area, Run, ATTESTATIONS_AREA, HOSTS_AREA, PINS_AREA};
 use super::facts::{self, Facts};
-use super::plan::Arrival;
+use super::plan::PlanFacts;
 use super::schema::Qualification;
-use super::{derived, engines, hosts, inventory, pins, plan, point, published};
+use super::{derived, engines, hosts, inventory, pins, plan, plausible, point, published};
 use super::{AttestedEngine, Options, PointRow, QUALIFICATION_FILE};
 use crate::report::{Check, Reason, Report};
 
@@ -48,15 +48,9 @@ pub(crate) fn no_pins(detail: &str) -> Check {
 /// recomputed table (the points whose records could be read).
 pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<PointRow> {
     report.enter(None);
-    let arrival = plan::plan_checks(report, run);
-    let first_request = run
-        .collected
-        .clients
-        .values()
-        .filter_map(|c| c.first_sent)
-        .reduce(f64::min);
+    let plan_facts = plan::plan_checks(report, run, opts.require_all_rows);
     report.enter(Some(ATTESTATIONS_AREA));
-    let attested = engines::check_engines(report, run, first_request, opts);
+    let attested = engines::check_engines(report, run, opts);
     let facts = facts::resolve(run);
     report.enter(Some(PINS_AREA));
     match opts.pins {
@@ -71,7 +65,10 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
     report.enter(None);
     report.push(inventory::undeclared_check(run));
     report.push(inventory::captured_check(run.collected));
-    let rows = points(report, run, arrival, opts.require_all_rows);
+    // With the run's other checks (the page groups them by area, so the
+    // JSON's order is the page's).
+    report.push(plausible::windows_check(run));
+    let rows = points(report, run, &plan_facts, opts.require_all_rows);
     report.enter(None);
     if let Some(publication) = opts.publication {
         publication_checks(report, publication, run, &attested, &rows, &facts, opts);
@@ -83,7 +80,7 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
 fn points(
     report: &mut Report,
     run: &Run<'_>,
-    arrival: Arrival,
+    plan: &PlanFacts,
     require_all: bool,
 ) -> Vec<PointRow> {
     let q = run.q();
@@ -91,7 +88,7 @@ fn points(
     for (i, p) in q.points.iter().enumerate() {
         report.enter(Some(&point_area(&p.name)));
         derived::derived_checks(report, run, i);
-        if let Some(m) = point::point_checks(report, run, i, arrival, require_all) {
+        if let Some(m) = point::point_checks(report, run, i, plan, require_all) {
             rows.push(PointRow {
                 name: p.name.clone(),
                 offered_rate: p.offered_rate,

@@ -60,7 +60,28 @@ pub struct Qualification {
     /// engine host, checked against the attested weights and config.
     #[serde(default)]
     pub host_checks: Vec<String>,
+    /// v1.1: the qualified fleet file of the run, whose SHA-256 every host
+    /// report names (`fleet`) and which lists every engine's host.
+    #[serde(default)]
+    pub qualified_fleet: Option<String>,
+    /// v1.1: the JSON manifest record of the attested weights (sizes and
+    /// shard header digests), which the host reports' totals and shard
+    /// headers must equal.
+    #[serde(default)]
+    pub weights_record: Option<String>,
+    /// v1.1: how long (seconds) before an engine's launch its host's launch
+    /// check may have run (default [`DEFAULT_HOST_CHECK_WINDOW_S`], at most
+    /// [`MAX_HOST_CHECK_WINDOW_S`]).
+    #[serde(default)]
+    pub host_check_window_s: Option<f64>,
 }
+
+/// Default window before an engine's launch in which its host's launch
+/// check counts: a day.
+pub const DEFAULT_HOST_CHECK_WINDOW_S: f64 = 86_400.0;
+/// Longest window a qualification may state: a week. A check older than
+/// that says nothing of the weights the engine loaded.
+pub const MAX_HOST_CHECK_WINDOW_S: f64 = 7.0 * 86_400.0;
 
 /// A named value of the run (v1.1): without `pointer`, the SHA-256 of
 /// `file`; with it, the JSON value it points at (RFC 6901) in `file`.
@@ -295,6 +316,12 @@ impl Qualification {
         out
     }
 
+    /// The host launch-check window in seconds.
+    pub fn host_check_window(&self) -> f64 {
+        self.host_check_window_s
+            .unwrap_or(DEFAULT_HOST_CHECK_WINDOW_S)
+    }
+
     /// The journal clock tolerance in seconds.
     pub fn clock_tolerance(&self) -> f64 {
         self.clock_tolerance_s.unwrap_or(DEFAULT_CLOCK_TOLERANCE_S)
@@ -362,6 +389,21 @@ impl Qualification {
             if !host_files.insert(h.as_str()) {
                 return Err(format!(
                     "qualification.json: host check {h:?} is listed twice"
+                ));
+            }
+        }
+        for (field, path) in [
+            ("qualified_fleet", &self.qualified_fleet),
+            ("weights_record", &self.weights_record),
+        ] {
+            if let Some(p) = path {
+                check_path(field, p)?;
+            }
+        }
+        if let Some(w) = self.host_check_window_s {
+            if !(w.is_finite() && w > 0.0 && w <= MAX_HOST_CHECK_WINDOW_S) {
+                return Err(format!(
+                    "qualification.json: host_check_window_s is {w}; it must be > 0 and at most {MAX_HOST_CHECK_WINDOW_S} s (a week: an older launch check says nothing of the weights the engine loaded)"
                 ));
             }
         }

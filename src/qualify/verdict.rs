@@ -70,6 +70,33 @@ pub fn no_second_witness(v: &Verification) -> Option<String> {
     }
 }
 
+/// v1.1: the qualifiers of evidence made before contract v1.1, whose
+/// bindings are not checked for want of evidence (they fail under
+/// `--require-all`): host launch checks not bound to the run, its fleet or
+/// its weights record (a v1 report, a run naming no `qualified_fleet` or
+/// `weights_record`), and token counts not bounded by the plan (a plan
+/// naming no lengths).
+pub fn unbound(v: &Verification) -> Vec<&'static str> {
+    let missing = |c: &crate::report::Check| c.reason() == Some(crate::report::Reason::NoEvidence);
+    let checks = v.report.checks();
+    let mut out = Vec::new();
+    let host_binding = |id: &str| {
+        id == "hosts.qualified_fleet"
+            || id == "hosts.weights_record"
+            || (id.starts_with("host:")
+                && [".run", ".fleet", ".time", ".totals", ".shards"]
+                    .iter()
+                    .any(|s| id.ends_with(s)))
+    };
+    if checks.iter().any(|c| host_binding(&c.id) && missing(c)) {
+        out.push("host launch checks not bound to this run's fleet and weights record");
+    }
+    if checks.iter().any(|c| c.id == "plan.lengths" && missing(c)) {
+        out.push("token counts not bounded by the plan");
+    }
+    out
+}
+
 /// The verdict of `v`.
 pub fn verdict(v: &Verification) -> Verdict {
     let r = &v.report;
@@ -124,6 +151,7 @@ pub fn verdict(v: &Verification) -> Verdict {
     if let Some(w) = &witness {
         qualifiers.push(w);
     }
+    qualifiers.extend(unbound(v));
     let head = if qualifiers.is_empty() {
         "VERIFIED".to_string()
     } else {

@@ -21,8 +21,16 @@ pub struct Fleet {
     pub dir: tempfile::TempDir,
     pub manifest: PathBuf,
     pub digest: String,
+    /// The `--weights-pin` of `fleet verify`.
+    pub pin: String,
+    /// Its `--weights-record` (so that sizes-only reports can be held to
+    /// its shard headers), if any.
+    pub record: Option<PathBuf>,
     pub config: PathBuf,
 }
+
+/// The run the fleet tests' host checks are made for.
+pub const RUN: &str = "fleet-test-run";
 
 impl Fleet {
     pub fn root(&self, h: &str) -> PathBuf {
@@ -49,6 +57,7 @@ impl Fleet {
     }
     pub fn check_as(&self, h: &str, key_of: &str, mode: &str) -> i32 {
         let (root, key, out) = (self.root(h), self.key(key_of), self.report(h));
+        let fleet = self.fleet_file();
         let (code, _, stderr) = proofpack(&[
             os("host"),
             os("check"),
@@ -60,6 +69,10 @@ impl Fleet {
             os(mode),
             os("--host"),
             os(h),
+            os("--run"),
+            os(RUN),
+            os("--fleet"),
+            fleet.as_os_str(),
             os("--key"),
             key.as_os_str(),
             os("-o"),
@@ -85,13 +98,16 @@ impl Fleet {
             os("--trust"),
             trust.as_os_str(),
             os("--weights-pin"),
-            os(&self.digest),
+            os(&self.pin),
             os("--config-pin"),
             os(&config),
             os("--mode"),
             os(mode),
             os("--json"),
         ]);
+        if let Some(r) = &self.record {
+            args.extend([os("--weights-record"), r.as_os_str()]);
+        }
         let (code, stdout, stderr) = proofpack(&args);
         Outcome {
             code,
@@ -164,8 +180,10 @@ pub fn fleet() -> Fleet {
     std::fs::create_dir_all(dir.path().join("reports")).unwrap();
     Fleet {
         dir,
+        record: Some(manifest.clone()),
         manifest,
         digest: c.sample.weights_manifest.to_hex(),
+        pin: c.sample.weights_manifest.to_hex(),
         config,
     }
 }

@@ -93,6 +93,25 @@ impl Case {
     }
 }
 
+impl Case {
+    /// `verify --require-all` of the bundle as last sealed, against the
+    /// committed sample's write-up (`--require-all` needs one; the checks
+    /// of the write-up itself are not what such a test looks at).
+    pub fn verify_require_all(&self) -> Outcome {
+        let writeup = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample/PUBLICATION.md");
+        verify_with(
+            &self.bundle_path(),
+            &[
+                "--trust".as_ref(),
+                self.trust().as_os_str(),
+                "--publication".as_ref(),
+                writeup.as_os_str(),
+                "--require-all".as_ref(),
+            ],
+        )
+    }
+}
+
 pub fn verify(target: &Path, pins: Option<&Path>, trust: Option<&Path>) -> Outcome {
     let mut args: Vec<&std::ffi::OsStr> =
         vec!["verify".as_ref(), target.as_os_str(), "--json".as_ref()];
@@ -165,6 +184,37 @@ pub fn resign(
         gen::sign_envelope(&st, &[key]),
     )
     .unwrap();
+}
+
+/// The Statement of a DSSE envelope file.
+pub fn statement_of(path: &Path) -> Value {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let env: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    serde_json::from_slice(&b64.decode(env["payload"].as_str().unwrap()).unwrap()).unwrap()
+}
+
+impl Case {
+    /// Re-signs host `i`'s launch-check report with the host key after
+    /// `edit` (the publisher controls what the hosts sign).
+    pub fn resign_host(&self, i: usize, edit: impl FnOnce(&mut Value)) {
+        let path = self.path(&format!("hosts/{}.dsse.json", gen::host_name(i)));
+        let mut st = statement_of(&path);
+        edit(&mut st);
+        std::fs::write(&path, gen::sign_envelope(&st, &[&gen::host_key()])).unwrap();
+    }
+
+    /// After an edit of the qualified fleet file: every host report made
+    /// again for the fleet as it now is (v1.1, reports name its digest).
+    pub fn rebind_hosts_to_fleet(&self) {
+        let fleet = Sha256Digest::of_bytes(
+            &std::fs::read(self.path("inputs/fleet-qualified.json")).unwrap(),
+        );
+        for i in 0..gen::ENGINES {
+            self.resign_host(i, |st| {
+                st["predicate"]["fleet"] = Value::String(fleet.prefixed())
+            });
+        }
+    }
 }
 
 pub const J: &str = "router-journal.jsonl";
