@@ -63,7 +63,7 @@ fn readme_main_command_checks_every_row_and_cell_of_the_sample_write_up() {
     assert!(o.report["verdict"]
         .as_str()
         .unwrap()
-        .contains("every row and cell mapped to evidence"));
+        .contains("every row, cell and statement mapped to evidence"));
 }
 
 #[test]

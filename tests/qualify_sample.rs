@@ -56,7 +56,7 @@ fn readme_main_command_verifies_the_committed_sample() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("\nVERIFIED: "), "{text}");
     assert!(
-        text.contains("every row and cell mapped to evidence"),
+        text.contains("every row, cell and statement mapped to evidence"),
         "{text}"
     );
     assert!(!text.contains("Published but not checked"), "{text}");

@@ -39,7 +39,10 @@ mod attestations;
 mod chain;
 mod pinned;
 mod points;
+mod prose;
+mod prose_facts;
 mod row_pins;
+mod statements;
 mod summary;
 mod workload;
 
@@ -67,6 +70,9 @@ pub struct Context<'a> {
     /// Rows, cells and tables not checked, and rows backed only by the
     /// publisher's own files, fail (`--require-all`).
     pub require_all_rows: bool,
+    /// The host launch checks (`host:*`) as they came out, for the prose
+    /// statements about them.
+    pub host_checks: &'a [Check],
 }
 
 /// Digests whose manifests under `manifests/` a publication counts (its
@@ -144,7 +150,8 @@ fn fact_check(
 }
 
 /// Appends every publication check: the bundle digest of its prose, each
-/// pinned row, each measured cell, each table not read.
+/// pinned row, each measured cell, each table not read, each statement of
+/// its prose.
 pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
     if let Some((d, line)) = p.bundle {
         let at = format!("{}:{}", p.origin, line);
@@ -176,4 +183,5 @@ pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>
             Check::not_checked(id, Reason::NotDefined, format!("not checked: {why}"))
         });
     }
+    statements::statement_checks(report, p, ctx);
 }
