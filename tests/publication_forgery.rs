@@ -30,7 +30,10 @@ fn the_readme_command_passes_with_require_all() {
     );
     o.assert_ok();
     let v = o.report["verdict"].as_str().unwrap();
-    assert!(v.contains("every row, cell and statement mapped to evidence"), "{v}");
+    assert!(
+        v.contains("every row, cell and statement mapped to evidence"),
+        "{v}"
+    );
     assert!(
         o.report["checks"]
             .as_array()

@@ -112,7 +112,10 @@ fn all_within_limits_over_records_with_failures_fails() {
 #[test]
 fn a_failure_list_that_leaves_out_a_timeout_fails() {
     let p = published();
-    p.edit("397/400 within limits, 2 failed, 1 timed out.", "397/400 within limits, 2 failed.");
+    p.edit(
+        "397/400 within limits, 2 failed, 1 timed out.",
+        "397/400 within limits, 2 failed.",
+    );
     p.verify(&[]).assert_fails(RESULT, "1 timed out");
 }
 
@@ -125,14 +128,16 @@ fn one_point_by_its_rate() {
     );
     p.verify(&[os("--require-all")]).assert_ok();
     p.edit("The 0.5 request/s point", "The 1 request/s point");
-    p.verify(&[]).assert_fails(RESULT, "the records give 197/200");
+    p.verify(&[])
+        .assert_fails(RESULT, "the records give 197/200");
 }
 
 #[test]
 fn terminal_requests_off_by_one_fail() {
     let p = published();
     p.edit("201 terminal requests", "202 terminal requests");
-    p.verify(&[]).assert_fails(TERMINAL, "the client records hold 201 record(s)");
+    p.verify(&[])
+        .assert_fails(TERMINAL, "the client records hold 201 record(s)");
 }
 
 #[test]
@@ -148,7 +153,10 @@ fn a_journal_missing_a_terminal_event_fails_the_count() {
     });
     p.reseal();
     let o = p.verify(&[]);
-    o.assert_fails(TERMINAL, "the journal 200 request id(s) with a terminal event");
+    o.assert_fails(
+        TERMINAL,
+        "the journal 200 request id(s) with a terminal event",
+    );
 }
 
 #[test]
@@ -164,8 +172,12 @@ fn two_warmups_stated_over_one_fails() {
 #[test]
 fn the_plan_sentence_is_checked_against_the_plan() {
     let p = published();
-    p.edit("ordered 0.5 and 1 request/s points", "ordered 1 and 0.5 request/s points");
-    p.verify(&[]).assert_fails(PLAN, "declares 0.5 request/s (200 requests), 1 request/s");
+    p.edit(
+        "ordered 0.5 and 1 request/s points",
+        "ordered 1 and 0.5 request/s points",
+    );
+    p.verify(&[])
+        .assert_fails(PLAN, "declares 0.5 request/s (200 requests), 1 request/s");
     let p = published();
     p.edit("points, 200 requests each", "points, 2,000 requests each");
     p.verify(&[]).assert_fails(PLAN, "(200 requests)");
@@ -204,9 +216,16 @@ fn a_config_hash_the_operator_only_stated_fails_the_launch_sentence() {
     edit_host_reports(&p, |pr| pr["config_source"] = json!("stated"));
     p.reseal();
     let o = p.verify(&[]);
-    o.assert_fails(LAUNCH, "is config_source \\\"stated\\\", not hashed from a file on the host");
+    o.assert_fails(
+        LAUNCH,
+        "is config_source \\\"stated\\\", not hashed from a file on the host",
+    );
     // The host checks themselves hold: only the sentence claims more.
-    assert!(o.failed().iter().all(|id| !id.starts_with("host:")), "{:?}", o.failed());
+    assert!(
+        o.failed().iter().all(|id| !id.starts_with("host:")),
+        "{:?}",
+        o.failed()
+    );
 }
 
 #[test]

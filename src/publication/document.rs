@@ -185,10 +185,9 @@ impl Document {
                     heading = Some(t.clone());
                     doc.blocks.push(prose(ProseKind::Heading(l), (t, marks)));
                 }
-                BlockKind::Code => doc.blocks.push(prose(
-                    ProseKind::Code,
-                    (b.text.clone(), b.marks.clone()),
-                )),
+                BlockKind::Code => doc
+                    .blocks
+                    .push(prose(ProseKind::Code, (b.text.clone(), b.marks.clone()))),
                 BlockKind::Rule => doc
                     .blocks
                     .push(prose(ProseKind::Rule, (String::new(), Vec::new()))),

@@ -379,7 +379,9 @@ fn block<'a>(
                     }
                 }
                 cover(b, line, end);
-                b.tree.blocks.push(mk(BlockKind::Code, text, Vec::new(), marks));
+                b.tree
+                    .blocks
+                    .push(mk(BlockKind::Code, text, Vec::new(), marks));
             }
             NodeValue::HtmlBlock(h) => {
                 find(

@@ -29,17 +29,49 @@ pub struct Statement {
 pub const COUNT_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "twenty", "hundred",
-    "thousand", "million", "billion", "dozen", "once", "twice", "single", "both", "every",
-    "each", "all", "none", "no", "half",
+    "thousand", "million", "billion", "dozen", "once", "twice", "single", "both", "every", "each",
+    "all", "none", "no", "half",
 ];
 
 /// Words that state an outcome.
 pub const OUTCOME_WORDS: &[&str] = &[
-    "pass", "passed", "passes", "passing", "fail", "failed", "fails", "failing", "failure",
-    "failures", "complete", "completed", "completes", "confirmed", "confirms", "confirm",
-    "agree", "agrees", "agreed", "match", "matched", "matches", "matching", "within",
-    "succeeded", "success", "successful", "verified", "error", "errors", "ok", "timed",
-    "cancelled", "canceled", "rejected", "exceeded", "identical",
+    "pass",
+    "passed",
+    "passes",
+    "passing",
+    "fail",
+    "failed",
+    "fails",
+    "failing",
+    "failure",
+    "failures",
+    "complete",
+    "completed",
+    "completes",
+    "confirmed",
+    "confirms",
+    "confirm",
+    "agree",
+    "agrees",
+    "agreed",
+    "match",
+    "matched",
+    "matches",
+    "matching",
+    "within",
+    "succeeded",
+    "success",
+    "successful",
+    "verified",
+    "error",
+    "errors",
+    "ok",
+    "timed",
+    "cancelled",
+    "canceled",
+    "rejected",
+    "exceeded",
+    "identical",
 ];
 
 /// True when `text` holds a claim: a number (a digit not inside a word, so
@@ -64,9 +96,7 @@ pub fn is_claim(text: &str) -> bool {
             let hex = w.len() >= 7
                 && w.bytes().all(|b| b.is_ascii_hexdigit())
                 && w.bytes().any(|b| b.is_ascii_digit());
-            hex || COUNT_WORDS.contains(&w)
-                || OUTCOME_WORDS.contains(&w)
-                || w == "percent"
+            hex || COUNT_WORDS.contains(&w) || OUTCOME_WORDS.contains(&w) || w == "percent"
         })
 }
 
@@ -83,7 +113,11 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
         let ends = match c {
             b'.' | b'!' | b'?' => {
                 // `c` is ASCII, so `i + 2` is a character boundary.
-                at_space && text[i + 2..].chars().next().is_some_and(|n| !n.is_lowercase())
+                at_space
+                    && text[i + 2..]
+                        .chars()
+                        .next()
+                        .is_some_and(|n| !n.is_lowercase())
             }
             b';' => at_space,
             _ => false,
@@ -154,10 +188,7 @@ mod tests {
 
     fn of(md: &str) -> Vec<(String, String)> {
         let d = Document::parse(md, "w.md").unwrap();
-        statements(&d)
-            .into_iter()
-            .map(|s| (s.id, s.text))
-            .collect()
+        statements(&d).into_iter().map(|s| (s.id, s.text)).collect()
     }
 
     #[test]

@@ -271,14 +271,19 @@ fn warmup(s: &[Slot], ctx: &Context<'_>) -> Found {
     let mut actual = Vec::new();
     for (i, p) in ctx.q.points.iter().enumerate() {
         let Some(c) = ctx.collected.clients.get(&i) else {
-            return f.fails(format!("point {}: its client records were not read", p.name));
+            return f.fails(format!(
+                "point {}: its client records were not read",
+                p.name
+            ));
         };
         let done = c
             .ids
             .values()
             .filter(|r| r.warmup && r.status == Status::Ok)
             .count() as u64;
-        actual.push(json!({"point": p.name, "declared": p.warmup, "records": c.warmups, "completed": done}));
+        actual.push(
+            json!({"point": p.name, "declared": p.warmup, "records": c.warmups, "completed": done}),
+        );
         f = f.unless(p.warmup == n && c.warmups == n && done == n, || {
             format!(
                 "point {} declares {} warmup(s); its client records hold {} marked warmup, {} of them completed",
@@ -298,7 +303,10 @@ fn terminal(s: &[Slot], ctx: &Context<'_>) -> Found {
     let mut actual = Vec::new();
     for (i, p) in ctx.q.points.iter().enumerate() {
         let Some(c) = ctx.collected.clients.get(&i) else {
-            return f.fails(format!("point {}: its client records were not read", p.name));
+            return f.fails(format!(
+                "point {}: its client records were not read",
+                p.name
+            ));
         };
         let client = c.ids.len() as u64;
         let journal = ctx
@@ -342,7 +350,10 @@ fn result(scope: &Scope, within: u64, of: u64, bad: &[Option<u64>; 3], ctx: &Con
     );
     if let Scope::All { both: true } = scope {
         f = f.unless(ctx.q.points.len() == 2, || {
-            format!("\"both\" points, but the run declares {}", ctx.q.points.len())
+            format!(
+                "\"both\" points, but the run declares {}",
+                ctx.q.points.len()
+            )
         });
     }
     if let Scope::All { .. } = scope {
@@ -432,5 +443,55 @@ fn plan(rates: &[Decimal], requests: u64, ctx: &Context<'_>) -> Found {
                 .join(", ")
         )
     })
-    .values(json!({"offered_rates": written, "requests": requests}), actual)
+    .values(
+        json!({"offered_rates": written, "requests": requests}),
+        actual,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contract_section_9_lists_the_forms() {
+        let doc = include_str!("../../../docs/spec/FORMATS.md")
+            .replace("\\|", "|")
+            .to_lowercase();
+        let mut kinds = Vec::new();
+        for (form, kind) in FORMS {
+            // The first form of each kind is written out; the others are
+            // named as its variants.
+            if !kinds.contains(kind) {
+                kinds.push(*kind);
+                assert!(doc.contains(&form.to_lowercase()), "{form}");
+            }
+        }
+        for form in RESULT_FIRST.iter().chain(RESULT_REST) {
+            assert!(doc.contains(&form.to_lowercase()), "{form}");
+        }
+        let plan = PLAN_FORM.replace(", ... and", "[, <num> ...] and");
+        assert!(doc.contains(&plan), "{plan}");
+    }
+
+    #[test]
+    fn statements_are_read_whole_or_not_at_all() {
+        assert!(read("The table excludes one completed warmup request per point.").is_some());
+        assert!(
+            read("The table excludes one completed warmup request per point, mostly.").is_none()
+        );
+        assert!(
+            read("Both points completed 397/400 within limits, 2 failed, 1 timed out.").is_some()
+        );
+        assert!(read("Both points completed 397/400 within limits, 2 failed, 2 failed.").is_none());
+        assert!(read("Both points completed 397/400 within limits, roughly.").is_none());
+        assert_eq!(
+            read("The private benchmark plan declares ordered 0.5, 1 and 2 request/s points, 200 requests each."),
+            Some(Read::Plan {
+                rates: ["0.5", "1", "2"].iter().map(|r| Decimal::parse(r).unwrap()).collect(),
+                requests: 200
+            })
+        );
+        assert!(read("The benchmark plan declares ordered 0.5 and about 1 request/s points, 200 requests each.").is_none());
+    }
 }

@@ -52,7 +52,8 @@ pub fn bundle(s: &[Slot], ctx: &Context<'_>) -> Found {
 /// `config_source: stated`).
 pub fn launch_checks(ctx: &Context<'_>) -> Found {
     let mut f = found(
-        "every shard's recorded size and the model config hash confirmed on every engine's host".into(),
+        "every shard's recorded size and the model config hash confirmed on every engine's host"
+            .into(),
         "the host launch checks (host:*) and each report's config_source",
     );
     let checks = ctx.host_checks;
@@ -68,7 +69,11 @@ pub fn launch_checks(ctx: &Context<'_>) -> Found {
     if checks.is_empty() || !bad.is_empty() {
         f.ok = Err(format!(
             "the host launch checks do not all hold: {}",
-            if bad.is_empty() { "none ran".to_string() } else { bad.join(", ") }
+            if bad.is_empty() {
+                "none ran".to_string()
+            } else {
+                bad.join(", ")
+            }
         ));
         return f;
     }
@@ -81,8 +86,13 @@ pub fn launch_checks(ctx: &Context<'_>) -> Found {
             .and_then(|b| crate::attest::inspect_envelope(b).ok())
             .map(|u| u.claimed.predicate);
         let p = claimed.as_ref();
-        let host = p.and_then(|p| p["host"].as_str()).unwrap_or("?").to_string();
-        let source = p.and_then(|p| p["config_source"].as_str()).map(str::to_string);
+        let host = p
+            .and_then(|p| p["host"].as_str())
+            .unwrap_or("?")
+            .to_string();
+        let source = p
+            .and_then(|p| p["config_source"].as_str())
+            .map(str::to_string);
         let config = p.and_then(|p| p["config"].as_str()).is_some();
         let from_file = source.as_deref().is_some_and(|s| s.starts_with("file"));
         if (!from_file || !config) && f.ok.is_ok() {
@@ -97,7 +107,9 @@ pub fn launch_checks(ctx: &Context<'_>) -> Found {
         }
         sources.push(json!({"host": host, "config_source": source}));
     }
-    f.expected = Some(json!("every host: sizes checked, config hashed from a file"));
+    f.expected = Some(json!(
+        "every host: sizes checked, config hashed from a file"
+    ));
     f.actual = Some(json!(sources));
     f
 }
