@@ -18,6 +18,8 @@ use serde_json::{json, Value};
 
 const LAUNCH: &str = "publication:statement:20.1";
 const PLAN: &str = "publication:statement:20.2";
+const DERIVED: &str = "publication:statement:20.3";
+const GATES: &str = "publication:statement:20.4";
 const RESULT: &str = "publication:statement:22.1";
 const WARMUP: &str = "publication:statement:22.2";
 const TERMINAL: &str = "publication:statement:22.3";
@@ -54,7 +56,10 @@ fn the_sample_checks_every_statement_of_its_prose_with_require_all() {
     o.assert_ok();
     let st = statements(&o);
     let ids: Vec<&str> = st.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, [LAUNCH, PLAN, RESULT, WARMUP, TERMINAL, BUNDLE]);
+    assert_eq!(
+        ids,
+        [LAUNCH, PLAN, DERIVED, GATES, RESULT, WARMUP, TERMINAL, BUNDLE]
+    );
     let text = std::fs::read_to_string(root.join("PUBLICATION.md")).unwrap();
     for c in &st {
         assert_eq!(c["ok"], json!(true), "{c}");
@@ -65,7 +70,7 @@ fn the_sample_checks_every_statement_of_its_prose_with_require_all() {
     }
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(6 of 6 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
+        v.contains("(8 of 8 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
         "{v}"
     );
 }
@@ -88,7 +93,7 @@ fn a_statement_no_grammar_reads_is_named_and_fails_require_all() {
     );
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(6 of 7 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:21")
+        v.contains("(8 of 9 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:21")
             && !v.contains("every row, cell and statement mapped"),
         "{v}"
     );
@@ -242,4 +247,55 @@ fn a_failed_host_check_fails_the_launch_sentence() {
         LAUNCH,
         "the host launch checks do not all hold: host:mi355x-node-03.qual.example.passed",
     );
+}
+
+#[test]
+fn a_packaged_fleet_that_differs_in_a_second_key_fails_the_derived_input_rule() {
+    let mut p = published();
+    p.c.edit_json("inputs/fleet-packaged.json", |f| {
+        f["engines"][2]["parallelism"]["tensor"] = json!(4);
+    });
+    p.reseal();
+    p.verify(&[]).assert_fails(
+        DERIVED,
+        "differ in engines[2].parallelism.tensor, first_token_deadline_s",
+    );
+}
+
+#[test]
+fn a_derived_value_other_than_the_qualified_fleets_fails() {
+    let p = published();
+    p.edit(
+        "changes only first_token_deadline_s to 8.5 s",
+        "changes only first_token_deadline_s to 9.5 s",
+    );
+    p.verify(&[])
+        .assert_fails(DERIVED, "has first_token_deadline_s = 8.5");
+    let p = published();
+    p.edit(
+        "changes only first_token_deadline_s to",
+        "changes only first_token_timeout_s to",
+    );
+    p.verify(&[])
+        .assert_fails(DERIVED, "differ in first_token_deadline_s");
+}
+
+#[test]
+fn a_gate_named_but_absent_from_the_preflight_report_fails() {
+    let p = published();
+    p.edit(
+        "health and clock-skew gates",
+        "health, KV transfer and clock-skew gates",
+    );
+    p.verify(&[])
+        .assert_fails(GATES, "has no gate \\\"KV transfer\\\"");
+}
+
+#[test]
+fn a_preflight_with_a_failed_gate_fails_the_gates_sentence() {
+    let mut p = published();
+    p.c.edit_json("preflight.json", |r| r["checks"][3]["ok"] = json!(false));
+    p.reseal();
+    p.verify(&[])
+        .assert_fails(GATES, "gate(s) clock-skew did not pass");
 }

@@ -333,7 +333,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
     write(&run.join("inputs/config.json"), &config);
     let image =
         Sha256Digest::of_bytes(b"sample engine image: rocm/vllm:0.11.2-rocm7.0 (synthetic)");
-    let fleet = pretty(&json!({
+    let mut fleet_v = json!({
         "fleet": "mi355x-qualification",
         "model": MODEL,
         "first_token_deadline_s": FIRST_TOKEN_DEADLINE_S,
@@ -345,8 +345,12 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             "accelerator": {"name": "AMD Instinct MI355X", "count": 8},
             "parallelism": {"tensor": 8}
         })).collect::<Vec<_>>()
-    }));
+    });
+    let fleet = pretty(&fleet_v);
     write(&run.join("inputs/fleet-qualified.json"), &fleet);
+    // The fleet as packaged: the qualified copy raises only the deadline.
+    fleet_v["first_token_deadline_s"] = json!(2.0);
+    write(&run.join("inputs/fleet-packaged.json"), &pretty(&fleet_v));
     write(
         &run.join("inputs/benchmark-plan.json"),
         &pretty(&json!({
@@ -355,6 +359,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             "client": {"name": "proofpack-sample-client", "revision": CLIENT_COMMIT},
             "workload": "inputs/workload.json",
             "fleet": "inputs/fleet-qualified.json",
+            "packaged_fleet": "inputs/fleet-packaged.json",
+            "preflight": "preflight.json",
             "arrival": "poisson",
             "seed": 20260923,
             "points": p.points.iter().map(|(n, r)| json!({"name": n, "offered_rate": r, "requests": p.requests, "warmup": p.warmup})).collect::<Vec<_>>(),
@@ -671,7 +677,7 @@ pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
         digest_of("inputs/workload.json")
     );
     let _ = writeln!(t);
-    let _ = writeln!(t, "The launch checks confirmed every shard's recorded size and the model config hash on every engine. The benchmark plan declares ordered 0.5 and 1 request/s points, 200 requests each.");
+    let _ = writeln!(t, "The launch checks confirmed every shard's recorded size and the model config hash on every engine. The benchmark plan declares ordered 0.5 and 1 request/s points, 200 requests each. The qualified fleet copy changes only first_token_deadline_s to {FIRST_TOKEN_DEADLINE_S} s. The preflight passed its weights-manifest, engine-images, health and clock-skew gates.");
     let _ = writeln!(t, "Measured points¶");
     let (mut rows, mut total) = (String::new(), [0; 4]);
     for p in q["points"].as_array().expect("points") {

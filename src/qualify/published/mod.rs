@@ -48,6 +48,7 @@ mod workload;
 
 use pinned::pinned_checks;
 use points::point_checks;
+pub use prose::{FormKind, FORMS, GATES_FORM, PLAN_FORM, RESULT_FIRST, RESULT_REST};
 pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
 pub use summary::verdict_part;
 

@@ -24,6 +24,9 @@ pub enum FormKind {
     /// The host launch checks: every shard's size and the config hash on
     /// every host.
     LaunchChecks,
+    /// The derived-input rule: the qualified fleet differs from the
+    /// packaged one in exactly this key, now this value.
+    DerivedInput,
 }
 
 /// The whole-statement forms (slots as in the cell grammars).
@@ -57,6 +60,14 @@ pub const FORMS: &[(&str, FormKind)] = &[
         "the launch checks confirmed every shard's recorded size and the model config hash on every selected host",
         FormKind::LaunchChecks,
     ),
+    (
+        "the qualified fleet copy changes only <word> to <num> s|ms",
+        FormKind::DerivedInput,
+    ),
+    (
+        "the qualified fleet copy changes only <word> to <num>",
+        FormKind::DerivedInput,
+    ),
 ];
 
 /// The first part of a result statement (the rest are [`RESULT_REST`],
@@ -84,6 +95,10 @@ pub const RESULT_REST: &[&str] = &[
 /// <num>[, <num>...] and <num> request/s points, <int> requests each".
 pub const PLAN_FORM: &str =
     "the [private] benchmark plan declares ordered <num>, ... and <num> request/s points, <int> requests each";
+
+/// The gates statement: "the [full ]preflight passed its <gate>[, <gate>
+/// ...][,] and <gate> gates".
+pub const GATES_FORM: &str = "the [full] preflight passed its <gate>, ... and <gate> gates";
 
 /// Which points a result statement is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +128,8 @@ pub enum Read {
         /// Failed, timed out, cancelled, as stated (`Some(0)` for "no error").
         bad: [Option<u64>; 3],
     },
+    /// Named preflight gates, all passed.
+    Gates(Vec<String>),
     /// The plan's points.
     Plan {
         /// The offered rates, in order.
@@ -137,7 +154,45 @@ pub fn read(text: &str) -> Option<Read> {
             return Some(Read::Form(*kind, slots));
         }
     }
-    read_result(text).or_else(|| read_plan(text))
+    read_result(text)
+        .or_else(|| read_plan(text))
+        .or_else(|| read_gates(text))
+}
+
+fn read_gates(text: &str) -> Option<Read> {
+    let t = crate::publication::document::squash(text);
+    let t = t.strip_suffix('.').unwrap_or(&t);
+    let lower = t.to_ascii_lowercase();
+    // ASCII lower case keeps byte offsets: the names are taken as written.
+    let lead = [
+        "the preflight passed its ",
+        "the full preflight passed its ",
+    ]
+    .into_iter()
+    .find(|p| lower.starts_with(p))?;
+    (lower.ends_with(" gates") && t.len() > lead.len() + " gates".len()).then_some(())?;
+    let list = &t[lead.len()..t.len() - " gates".len()];
+    let (head, last) = match list
+        .rsplit_once(", and ")
+        .or_else(|| list.rsplit_once(" and "))
+    {
+        Some((h, l)) => (h, Some(l)),
+        None => (list, None),
+    };
+    let mut gates = Vec::new();
+    for g in head.split(", ").chain(last) {
+        let g = g.trim();
+        // A gate is one or two words of letters, digits and hyphens.
+        let ok = !g.is_empty()
+            && g.split(' ').count() <= 2
+            && g.chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == ' ');
+        if !ok {
+            return None;
+        }
+        gates.push(g.to_string());
+    }
+    Some(Read::Gates(gates))
 }
 
 fn read_result(text: &str) -> Option<Read> {
@@ -252,6 +307,8 @@ pub fn check(r: &Read, ctx: &Context<'_>) -> Found {
         Read::Form(FormKind::Warmup, s) => warmup(s, ctx),
         Read::Form(FormKind::Terminal, s) => terminal(s, ctx),
         Read::Form(FormKind::LaunchChecks, _) => super::prose_facts::launch_checks(ctx),
+        Read::Form(FormKind::DerivedInput, s) => super::prose_facts::derived_input(s, ctx),
+        Read::Gates(g) => super::prose_facts::gates(g, ctx),
         Read::Result {
             scope,
             within,
@@ -398,6 +455,25 @@ fn describe_bad(bad: &[Option<u64>; 3]) -> String {
     s
 }
 
+/// The benchmark plan `qualification.json` names, parsed, with its path.
+pub fn plan_of(ctx: &Context<'_>) -> Result<(String, BenchmarkPlan), String> {
+    let path = ctx
+        .q
+        .plan
+        .clone()
+        .ok_or("qualification.json names no benchmark plan (plan)")?;
+    if let Some(why) = crate::qualify::file_problem(&path, ctx.collected, ctx.unusable) {
+        return Err(why);
+    }
+    let plan = ctx
+        .collected
+        .small
+        .get(&path)
+        .ok_or_else(|| format!("{path}: not in the run"))
+        .and_then(|b| BenchmarkPlan::parse(b, &path))?;
+    Ok((path, plan))
+}
+
 fn plan(rates: &[Decimal], requests: u64, ctx: &Context<'_>) -> Found {
     let written: Vec<&str> = rates.iter().map(|d| d.text.as_str()).collect();
     let f = found(
@@ -407,16 +483,7 @@ fn plan(rates: &[Decimal], requests: u64, ctx: &Context<'_>) -> Found {
         ),
         "the benchmark plan qualification.json names",
     );
-    let Some(path) = &ctx.q.plan else {
-        return f.fails("qualification.json names no benchmark plan (plan)");
-    };
-    let plan = match ctx
-        .collected
-        .small
-        .get(path)
-        .ok_or_else(|| format!("{path}: not in the run"))
-        .and_then(|b| BenchmarkPlan::parse(b, path))
-    {
+    let (path, plan) = match plan_of(ctx) {
         Ok(p) => p,
         Err(e) => return f.fails(e),
     };
@@ -472,6 +539,8 @@ mod tests {
         }
         let plan = PLAN_FORM.replace(", ... and", "[, <num> ...] and");
         assert!(doc.contains(&plan), "{plan}");
+        let gates = GATES_FORM.replace(", ... and", "[, <gate> ...][,] and");
+        assert!(doc.contains(&gates), "{gates}");
     }
 
     #[test]
@@ -493,5 +562,18 @@ mod tests {
             })
         );
         assert!(read("The benchmark plan declares ordered 0.5 and about 1 request/s points, 200 requests each.").is_none());
+        assert!(read("The preflight passed its gates.").is_none());
+        assert!(read("The preflight passed its  gates.").is_none());
+        assert_eq!(
+            read("The full preflight passed its health, KV transfer, and SLO gates."),
+            Some(Read::Gates(vec![
+                "health".into(),
+                "KV transfer".into(),
+                "SLO".into()
+            ]))
+        );
+        assert!(
+            read("The preflight passed its health and SLO gates against the engines.").is_none()
+        );
     }
 }
