@@ -22,6 +22,10 @@ pub struct Statement {
     pub line: usize,
     /// The text as rendered (white space runs as one space).
     pub text: String,
+    /// The index of its block in [`Document::blocks`].
+    pub block: usize,
+    /// Its byte range in that block's text.
+    pub span: (usize, usize),
 }
 
 /// Words that count ("one", "every", "both", ...): a statement that uses
@@ -139,8 +143,12 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
 
 /// Every statement of the document's prose, in order.
 pub fn statements(doc: &Document) -> Vec<Statement> {
-    let mut found: Vec<(usize, String)> = Vec::new();
-    for p in doc.prose() {
+    // (line, text, block, span)
+    let mut found: Vec<(usize, String, usize, (usize, usize))> = Vec::new();
+    for (bi, b) in doc.blocks.iter().enumerate() {
+        let super::document::Block::Prose(p) = b else {
+            continue;
+        };
         match p.kind {
             ProseKind::Rule => {}
             ProseKind::Code => {
@@ -148,7 +156,7 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
                 for l in p.text.split('\n') {
                     let t = super::document::squash(l);
                     if is_claim(&t) {
-                        found.push((p.line_at(off), t));
+                        found.push((p.line_at(off), t, bi, (off, off + l.len())));
                     }
                     off += l.len() + 1;
                 }
@@ -158,14 +166,15 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
                     let t = p.text[s..e].trim();
                     if is_claim(t) {
                         let lead = p.text[s..].len() - p.text[s..].trim_start().len();
-                        found.push((p.line_at(s + lead), t.to_string()));
+                        let at = s + lead;
+                        found.push((p.line_at(at), t.to_string(), bi, (at, at + t.len())));
                     }
                 }
             }
         }
     }
     let mut out = Vec::with_capacity(found.len());
-    for (i, (line, text)) in found.iter().enumerate() {
+    for (i, (line, text, block, span)) in found.iter().enumerate() {
         let same = found.iter().filter(|f| f.0 == *line).count();
         let id = if same == 1 {
             line.to_string()
@@ -177,6 +186,8 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
             id,
             line: *line,
             text: text.clone(),
+            block: *block,
+            span: *span,
         });
     }
     out

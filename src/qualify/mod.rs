@@ -59,6 +59,7 @@ pub mod rundir;
 pub mod schema;
 pub mod table;
 pub mod verdict;
+pub mod writeup;
 
 use std::path::{Path, PathBuf};
 

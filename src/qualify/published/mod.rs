@@ -50,6 +50,7 @@ use pinned::pinned_checks;
 use points::point_checks;
 pub use prose::{FormKind, FORMS, GATES_FORM, PLAN_FORM, RESULT_FIRST, RESULT_REST};
 pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
+pub use statements::statement_id as statement_check_id;
 pub use summary::verdict_part;
 
 /// What the publication checks read.
