@@ -48,7 +48,9 @@ mod workload;
 
 use pinned::pinned_checks;
 use points::point_checks;
-pub use prose::{FormKind, FORMS, GATES_FORM, PLAN_FORM, RESULT_FIRST, RESULT_REST};
+pub use prose::{
+    read as read_statement, FormKind, Read, FORMS, GATES_FORM, PLAN_FORM, RESULT_FIRST, RESULT_REST,
+};
 pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
 pub use statements::statement_id as statement_check_id;
 pub use summary::verdict_part;
