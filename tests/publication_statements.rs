@@ -299,3 +299,23 @@ fn a_preflight_with_a_failed_gate_fails_the_gates_sentence() {
     p.verify(&[])
         .assert_fails(GATES, "gate(s) clock-skew did not pass");
 }
+
+#[test]
+fn full_launch_checks_on_more_hosts_or_in_sizes_only_mode_fail() {
+    let p = published();
+    p.edit(
+        "Measured points¶",
+        "Full SHA-256 launch checks passed on 8 hosts.\n\nMeasured points¶",
+    );
+    p.verify(&[])
+        .assert_fails("publication:statement:21", "the run has 4 host report(s)");
+    let p = published();
+    p.edit(
+        "Measured points¶",
+        "The launch checks hashed every shard in full on four hosts.\n\nMeasured points¶",
+    );
+    p.verify(&[]).assert_fails(
+        "publication:statement:21",
+        "launch check was made in mode sizes-only, not full",
+    );
+}

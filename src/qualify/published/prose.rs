@@ -27,6 +27,8 @@ pub enum FormKind {
     /// The derived-input rule: the qualified fleet differs from the
     /// packaged one in exactly this key, now this value.
     DerivedInput,
+    /// Full launch checks (every byte hashed) on this many hosts.
+    FullLaunchChecks,
 }
 
 /// The whole-statement forms (slots as in the cell grammars).
@@ -59,6 +61,14 @@ pub const FORMS: &[(&str, FormKind)] = &[
     (
         "the launch checks confirmed every shard's recorded size and the model config hash on every selected host",
         FormKind::LaunchChecks,
+    ),
+    (
+        "the launch checks hashed every shard in full on <count> hosts",
+        FormKind::FullLaunchChecks,
+    ),
+    (
+        "full SHA-256 launch checks passed on <count> hosts",
+        FormKind::FullLaunchChecks,
     ),
     (
         "the qualified fleet copy changes only <word> to <num> s|ms",
@@ -308,6 +318,9 @@ pub fn check(r: &Read, ctx: &Context<'_>) -> Found {
         Read::Form(FormKind::Terminal, s) => terminal(s, ctx),
         Read::Form(FormKind::LaunchChecks, _) => super::prose_facts::launch_checks(ctx),
         Read::Form(FormKind::DerivedInput, s) => super::prose_facts::derived_input(s, ctx),
+        Read::Form(FormKind::FullLaunchChecks, s) => {
+            super::prose_facts::full_launch_checks(s.first().and_then(int), ctx)
+        }
         Read::Gates(g) => super::prose_facts::gates(g, ctx),
         Read::Result {
             scope,

@@ -114,6 +114,55 @@ pub fn launch_checks(ctx: &Context<'_>) -> Found {
     f
 }
 
+/// "The launch checks hashed every shard in full on N hosts": the launch
+/// checks hold as for [`launch_checks`], the run lists exactly N host
+/// reports, and every one was made in mode `full`.
+pub fn full_launch_checks(n: Option<u64>, ctx: &Context<'_>) -> Found {
+    let mut f = launch_checks(ctx);
+    f.what = format!(
+        "every shard hashed in full on {} hosts",
+        n.map_or("?".into(), |n| n.to_string())
+    );
+    if f.ok.is_err() {
+        return f;
+    }
+    let modes: Vec<(String, String)> = ctx
+        .q
+        .host_checks
+        .iter()
+        .map(|path| {
+            let p = ctx
+                .collected
+                .small
+                .get(path)
+                .and_then(|b| crate::attest::inspect_envelope(b).ok())
+                .map(|u| u.claimed.predicate);
+            let get = |k: &str| {
+                p.as_ref()
+                    .and_then(|p| p[k].as_str())
+                    .unwrap_or("?")
+                    .to_string()
+            };
+            (get("host"), get("mode"))
+        })
+        .collect();
+    f.expected = Some(json!({"hosts": n, "mode": "full"}));
+    f.actual = Some(json!(modes
+        .iter()
+        .map(|(h, m)| json!({"host": h, "mode": m}))
+        .collect::<Vec<_>>()));
+    f.ok = if n != Some(modes.len() as u64) {
+        Err(format!("the run has {} host report(s)", modes.len()))
+    } else if let Some((h, m)) = modes.iter().find(|(_, m)| m != "full") {
+        Err(format!(
+            "host {h}'s launch check was made in mode {m}, not full"
+        ))
+    } else {
+        Ok(())
+    };
+    f
+}
+
 /// A JSON file of the run, parsed (duplicate keys refused).
 fn json_file(ctx: &Context<'_>, path: &str) -> Result<serde_json::Value, String> {
     if let Some(why) = crate::qualify::file_problem(path, ctx.collected, ctx.unusable) {
