@@ -18,7 +18,7 @@ fn outcome(report: &Report, ids: &[String]) -> Value {
     let cs: Vec<_> = report
         .checks()
         .iter()
-        .filter(|c| ids.iter().any(|i| c.id == *i))
+        .filter(|c| ids.contains(&c.id))
         .collect();
     if cs.iter().any(|c| c.failed()) {
         json!(false)
