@@ -277,6 +277,9 @@ pub struct Found {
     pub expected: Option<Value>,
     /// The value from the evidence.
     pub actual: Option<Value>,
+    /// The failed check this one cannot be checked without (it is then
+    /// "not checkable", not a cause of its own).
+    pub cause: Option<String>,
 }
 
 fn found(what: impl Into<String>, against: impl Into<String>) -> Found {
@@ -286,6 +289,7 @@ fn found(what: impl Into<String>, against: impl Into<String>) -> Found {
         ok: Ok(()),
         expected: None,
         actual: None,
+        cause: None,
     }
 }
 

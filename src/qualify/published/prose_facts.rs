@@ -15,6 +15,7 @@ fn found(what: String, against: &str) -> Found {
         ok: Ok(()),
         expected: None,
         actual: None,
+        cause: None,
     }
 }
 
@@ -75,6 +76,12 @@ pub fn launch_checks(ctx: &Context<'_>) -> Found {
                 bad.join(", ")
             }
         ));
+        // One cause, one failure: the sentence is not checkable when a
+        // host check failed on its own.
+        f.cause = checks
+            .iter()
+            .find(|c| c.failed() && !c.is_not_checkable())
+            .map(|c| c.id.clone());
         return f;
     }
     let mut sources = Vec::new();

@@ -45,9 +45,10 @@ pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>)
 fn check(id: String, at: &str, r: &Read, ctx: &Context<'_>) -> Check {
     let o = prose::check(r, ctx);
     let detail = format!("{at}: {} ({})", o.what, o.against);
-    let c = match o.ok {
-        Ok(()) => Check::pass(id, detail),
-        Err(why) => Check::fail(id, format!("{detail}: {why}")),
+    let c = match (o.ok, o.cause) {
+        (Ok(()), _) => Check::pass(id, detail),
+        (Err(why), Some(cause)) => Check::not_checkable_by(id, cause, format!("{detail}: {why}")),
+        (Err(why), None) => Check::fail(id, format!("{detail}: {why}")),
     };
     match (o.expected, o.actual) {
         (Some(e), Some(a)) => c.with_values(e, a),
