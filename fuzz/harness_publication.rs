@@ -4,7 +4,7 @@
 //! (tests/publication_fuzz_corpus.rs).
 
 use proofpack::publication::Publication;
-use proofpack::qualify::published::pins_from_publication;
+use proofpack::qualify::published::{pins_from_publication, read_statement};
 use proofpack::qualify::schema::Pins;
 
 /// Parses the bytes as a write-up (lossily decoded: the file reader refuses
@@ -31,6 +31,32 @@ pub fn run(data: &[u8]) {
             "point line {} of {lines}",
             r.line
         );
+    }
+    // Every statement names a line of the text, lies within its block at
+    // character boundaries and is that block's text as rendered; reading
+    // it with the statement grammars never panics.
+    for st in &p.statements {
+        assert!(
+            st.line >= 1 && st.line <= lines,
+            "statement line {} of {lines}",
+            st.line
+        );
+        let Some(proofpack::publication::document::Block::Prose(b)) =
+            p.document.blocks.get(st.block)
+        else {
+            panic!("statement {} names no prose block", st.id);
+        };
+        let raw = b
+            .text
+            .get(st.span.0..st.span.1)
+            .expect("span at character boundaries");
+        assert_eq!(
+            proofpack::publication::document::squash(raw),
+            st.text,
+            "statement {}",
+            st.id
+        );
+        let _ = read_statement(&st.text);
     }
     let (pins, _) = pins_from_publication(&p);
     let list = pins["pins"].as_array().expect("pins array");

@@ -63,7 +63,7 @@ fn readme_main_command_checks_every_row_and_cell_of_the_sample_write_up() {
     assert!(o.report["verdict"]
         .as_str()
         .unwrap()
-        .contains("every row and cell mapped to evidence"));
+        .contains("every row, cell and statement mapped to evidence"));
 }
 
 #[test]
@@ -185,6 +185,10 @@ fn first_token_deadline_above_the_ttft_budget() {
     );
     p.edit(&p.c.sample.fleet.to_hex(), &fleet.to_hex());
     p.edit("first-token deadline 8.5 s", "first-token deadline 10.5 s");
+    p.edit(
+        "first_token_deadline_s to 8.5 s",
+        "first_token_deadline_s to 10.5 s",
+    );
     let o = p.verify(&[]);
     o.assert_only_failures(&["publication:pin:fleet-latency-budgets.deadline-below-ttft"]);
     o.assert_fails(

@@ -30,13 +30,16 @@ fn the_readme_command_passes_with_require_all() {
     );
     o.assert_ok();
     let v = o.report["verdict"].as_str().unwrap();
-    assert!(v.contains("every row and cell mapped to evidence"), "{v}");
+    assert!(
+        v.contains("every row, cell and statement mapped to evidence"),
+        "{v}"
+    );
     assert!(
         o.report["checks"]
             .as_array()
             .unwrap()
             .iter()
-            .all(|c| c.get("source").is_none()),
+            .all(|c| c["source"] != "publisher"),
         "no row of the sample rests on a publisher's fact"
     );
 }
@@ -302,7 +305,7 @@ fn a_row_backed_only_by_a_publisher_file_is_named_counted_apart_and_fails_requir
     assert!(
         v.contains(
             "1 row(s) backed only by files the publisher wrote for them: pin:kv-cache-dtype"
-        ) && !v.contains("every row and cell mapped"),
+        ) && !v.contains("every row, cell and statement mapped"),
         "{v}"
     );
     p.verify(&[os("--require-all")])
@@ -335,7 +338,7 @@ fn a_table_proofpack_does_not_read_is_named_and_fails_require_all() {
     assert!(o.check("publication:table:30")["ok"].is_null());
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("1 table(s) NOT CHECKED") && !v.contains("every row and cell mapped"),
+        v.contains("1 table(s) NOT CHECKED") && !v.contains("every row, cell and statement mapped"),
         "{v}"
     );
     p.verify(&[os("--require-all")])

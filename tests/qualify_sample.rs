@@ -56,13 +56,28 @@ fn readme_main_command_verifies_the_committed_sample() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("\nVERIFIED: "), "{text}");
     assert!(
-        text.contains("every row and cell mapped to evidence"),
+        text.contains("every row, cell and statement mapped to evidence"),
         "{text}"
     );
     assert!(!text.contains("Published but not checked"), "{text}");
     assert!(text.contains("PASS seal"), "{text}");
     assert!(text.contains("PASS publication:bundle"), "{text}");
     assert!(text.contains("200/200 within limits, 0 failed"), "{text}");
+    // The same command with --require-all: every table, row, cell and
+    // statement of the sample's write-up is checked, so it still passes.
+    let out = common::proofpack()
+        .arg("--no-catalog")
+        .args(&args)
+        .arg("--require-all")
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let strict = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{strict}");
+    assert!(
+        strict.contains("(8 of 8 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
+        "{strict}"
+    );
     let _ = sample();
 }
 

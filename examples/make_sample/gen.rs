@@ -333,7 +333,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
     write(&run.join("inputs/config.json"), &config);
     let image =
         Sha256Digest::of_bytes(b"sample engine image: rocm/vllm:0.11.2-rocm7.0 (synthetic)");
-    let fleet = pretty(&json!({
+    let mut fleet_v = json!({
         "fleet": "mi355x-qualification",
         "model": MODEL,
         "first_token_deadline_s": FIRST_TOKEN_DEADLINE_S,
@@ -345,8 +345,12 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             "accelerator": {"name": "AMD Instinct MI355X", "count": 8},
             "parallelism": {"tensor": 8}
         })).collect::<Vec<_>>()
-    }));
+    });
+    let fleet = pretty(&fleet_v);
     write(&run.join("inputs/fleet-qualified.json"), &fleet);
+    // The fleet as packaged: the qualified copy raises only the deadline.
+    fleet_v["first_token_deadline_s"] = json!(2.0);
+    write(&run.join("inputs/fleet-packaged.json"), &pretty(&fleet_v));
     write(
         &run.join("inputs/benchmark-plan.json"),
         &pretty(&json!({
@@ -355,6 +359,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             "client": {"name": "proofpack-sample-client", "revision": CLIENT_COMMIT},
             "workload": "inputs/workload.json",
             "fleet": "inputs/fleet-qualified.json",
+            "packaged_fleet": "inputs/fleet-packaged.json",
+            "preflight": "preflight.json",
             "arrival": "poisson",
             "max_input_tokens": INPUT_TOKENS,
             "max_output_tokens": OUTPUT_TOKENS,
@@ -579,7 +585,7 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         );
         // Fixed, so that the sample is byte-reproducible.
         h.predicate.root = "/models/moonshotai/Kimi-K3".into();
-        h.predicate.config_source = Some("file /models/moonshotai/Kimi-K3.config.json".into());
+        h.predicate.config_source = Some("file /models/moonshotai/Kimi-K3/config.json".into());
         h.predicate.started_at = format!("2026-09-23T07:{:02}:10Z", 30 + e);
         h.predicate.finished_at = format!("2026-09-23T07:{:02}:12Z", 30 + e);
         let path = format!("hosts/{host}.dsse.json");
@@ -637,7 +643,7 @@ pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
     let _ = writeln!(t, "Kimi-K3 GPU benchmark qualification (synthetic sample)¶");
     let _ = writeln!(
         t,
-        "This write-up is generated with the sample run; every number in it is synthetic."
+        "This write-up is generated with the sample run; its numbers are synthetic."
     );
     let _ = writeln!(t, "Pinned inputs¶");
     let _ = writeln!(t, "| Input | Value |");
@@ -686,14 +692,9 @@ pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
         digest_of("inputs/workload.json")
     );
     let _ = writeln!(t);
-    let _ = writeln!(t, "The launch checks confirmed every shard's recorded size and the model config hash on every engine.");
+    let _ = writeln!(t, "The launch checks confirmed every shard's recorded size and the model config hash on every engine. The benchmark plan declares ordered 0.5 and 1 request/s points, 200 requests each. The qualified fleet copy changes only first_token_deadline_s to {FIRST_TOKEN_DEADLINE_S} s. The preflight passed its weights-manifest, engine-images, health and clock-skew gates.");
     let _ = writeln!(t, "Measured points¶");
-    let _ = writeln!(
-        t,
-        "Both points completed with a ready router. The table excludes one completed warmup request per point; the client and the router journal each recorded 201 terminal requests including that warmup."
-    );
-    let _ = writeln!(t, "| Offered rate | Completed rate including drain | Output throughput including drain | TTFT p50 / p95 / p99 | TPOT p50 / p95 / p99 | Result |");
-    let _ = writeln!(t, "|---|---|---|---|---|---|");
+    let (mut rows, mut total) = (String::new(), [0; 4]);
     for p in q["points"].as_array().expect("points") {
         let c = &p["claims"];
         let st = |v: &Value| v.as_str().expect("claim").to_string();
@@ -708,15 +709,18 @@ pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
                     l.contains("\"warmup\":false")
                         && l.contains(&format!("\"status\":\"{status}\""))
                 })
-                .count()
+                .count() as u64
         };
         let mut result = format!("{within}/{requests} within limits");
         let (failed, timed_out) = (count("error"), count("timeout"));
         if failed + timed_out > 0 {
             result.push_str(&format!(", {failed} failed, {timed_out} timed out"));
         }
+        for (t, v) in total.iter_mut().zip([within, requests, failed, timed_out]) {
+            *t += v;
+        }
         let _ = writeln!(
-            t,
+            rows,
             "| {rate} request/s | {} request/s | {} tokens/s | {} / {} / {} s | {} / {} / {} ms | {result} |",
             st(&c["completed_rate"]),
             st(&c["output_throughput"]),
@@ -728,6 +732,14 @@ pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
             st(&c["tpot_ms"]["p99"]),
         );
     }
+    let [w, n, f, to] = total;
+    let _ = writeln!(
+        t,
+        "Both points completed {w}/{n} within limits, {f} failed, {to} timed out. The table excludes one completed warmup request per point; the client and the router journal each recorded 201 terminal requests including that warmup."
+    );
+    let _ = writeln!(t, "| Offered rate | Completed rate including drain | Output throughput including drain | TTFT p50 / p95 / p99 | TPOT p50 / p95 / p99 | Result |");
+    let _ = writeln!(t, "|---|---|---|---|---|---|");
+    t.push_str(&rows);
     let _ = writeln!(t);
     let _ = writeln!(
         t,

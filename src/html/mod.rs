@@ -10,6 +10,7 @@
 //! table headers for screen readers, and a print stylesheet.
 
 pub mod plot;
+mod writeup;
 
 use std::fmt::Write as _;
 
@@ -121,7 +122,7 @@ dl.ef dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas
 
 /// The check table of a page with failures: three fixed columns, expected
 /// and found under the detail.
-fn check_rows_failing(out: &mut String, checks: &[&Value]) {
+fn check_rows_failing(out: &mut String, checks: &[&Value], anchor: bool) {
     out.push_str("<table class=\"checks\"><colgroup><col class=\"c-st\"><col class=\"c-id\"><col class=\"c-detail\"></colgroup><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail, expected and found</th></tr></thead><tbody>\n");
     for c in checks {
         let (cls, word) = status(&c["ok"]);
@@ -138,7 +139,8 @@ fn check_rows_failing(out: &mut String, checks: &[&Value]) {
         }
         let _ = writeln!(
             out,
-            "<tr class=\"check {cls}\" data-check-id=\"{}\" data-ok=\"{}\"><td class=\"st {cls}\">{word}</td><td class=\"mono\">{}</td><td class=\"detail\"><div class=\"d\">{}</div>{values}</td></tr>",
+            "<tr{} class=\"check {cls}\" data-check-id=\"{}\" data-ok=\"{}\"><td class=\"st {cls}\">{word}</td><td class=\"mono\">{}</td><td class=\"detail\"><div class=\"d\">{}</div>{values}</td></tr>",
+            row_anchor(anchor, id),
             esc(id),
             esc(&c["ok"].to_string()),
             esc(id),
@@ -148,14 +150,15 @@ fn check_rows_failing(out: &mut String, checks: &[&Value]) {
     out.push_str("</tbody></table>\n");
 }
 
-fn check_rows(out: &mut String, checks: &[&Value]) {
+fn check_rows(out: &mut String, checks: &[&Value], anchor: bool) {
     out.push_str("<table><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th></tr></thead><tbody>\n");
     for c in checks {
         let (cls, word) = status(&c["ok"]);
         let id = c["id"].as_str().unwrap_or("");
         let _ = writeln!(
             out,
-            "<tr class=\"check {cls}\" data-check-id=\"{}\" data-ok=\"{}\"><td class=\"st {cls}\">{word}</td><td class=\"mono\">{}</td><td class=\"detail\">{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td></tr>",
+            "<tr{} class=\"check {cls}\" data-check-id=\"{}\" data-ok=\"{}\"><td class=\"st {cls}\">{word}</td><td class=\"mono\">{}</td><td class=\"detail\">{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td></tr>",
+            row_anchor(anchor, id),
             esc(id),
             esc(&c["ok"].to_string()),
             esc(id),
@@ -165,6 +168,16 @@ fn check_rows(out: &mut String, checks: &[&Value]) {
         );
     }
     out.push_str("</tbody></table>\n");
+}
+
+/// ` id="check-<id>"` on a row of the "Every check" section: the target
+/// of the write-up's links.
+fn row_anchor(anchor: bool, id: &str) -> String {
+    if anchor {
+        format!(" id=\"check-{}\"", esc(id))
+    } else {
+        String::new()
+    }
 }
 
 fn context_list(out: &mut String, report: &Value) {
@@ -381,7 +394,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
         .collect();
     // A page without failures is drawn exactly as before v1.1's failing
     // layout; a page with failures gets the fixed-width check tables.
-    let rows: fn(&mut String, &[&Value]) = if failed.is_empty() {
+    let rows: fn(&mut String, &[&Value], bool) = if failed.is_empty() {
         check_rows
     } else {
         check_rows_failing
@@ -432,9 +445,12 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
             "<section id=\"failures\"><h2>Failed checks ({})</h2>",
             failed.len()
         );
-        rows(&mut out, &failed);
+        rows(&mut out, &failed, false);
         out.push_str("</section>\n");
     }
+    // The write-up itself comes first after what was verified and what
+    // failed (a failing page shows its failures on the first screen).
+    writeup::writeup(&mut out, report);
     published(&mut out, report);
     table(&mut out, report);
     plots(&mut out, report)?;
@@ -469,7 +485,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
             cs.len(),
             if bad > 0 { format!(", {bad} failed") } else { String::new() }
         );
-        rows(&mut out, cs);
+        rows(&mut out, cs, true);
         out.push_str("</details>\n");
     }
     out.push_str("</section>\n<footer class=\"note\"><p>Rendered by proofpack from the JSON report alone; the same report gives the same page.</p></footer>\n</main></body></html>\n");

@@ -42,6 +42,20 @@ pub struct Prose {
     pub in_list_item: bool,
     /// Inside a block quote.
     pub in_quote: bool,
+    /// Where the source lines of `text` start: (byte offset in `text`,
+    /// line), ascending.
+    pub marks: Vec<(usize, usize)>,
+}
+
+impl Prose {
+    /// The source line of the text at byte `offset` of [`Prose::text`].
+    pub fn line_at(&self, offset: usize) -> usize {
+        self.marks
+            .iter()
+            .take_while(|m| m.0 <= offset)
+            .last()
+            .map_or(self.line, |m| m.1)
+    }
 }
 
 /// A table cell: its rendered text (white space runs as one space,
@@ -150,7 +164,7 @@ impl Document {
             check_text(&b, origin)?;
             let in_item = b.containers.contains(&Container::Item);
             let in_quote = b.containers.contains(&Container::Quote);
-            let prose = |kind, text| {
+            let prose = |kind, (text, marks)| {
                 Block::Prose(Prose {
                     kind,
                     line: b.line,
@@ -158,19 +172,25 @@ impl Document {
                     text,
                     in_list_item: in_item,
                     in_quote,
+                    marks,
                 })
             };
             match b.kind {
-                BlockKind::Paragraph => doc
-                    .blocks
-                    .push(prose(ProseKind::Paragraph, squash(&b.text))),
+                BlockKind::Paragraph => doc.blocks.push(prose(
+                    ProseKind::Paragraph,
+                    squash_marked(&b.text, &b.marks),
+                )),
                 BlockKind::Heading(l) => {
-                    let t = squash(&b.text);
+                    let (t, marks) = squash_marked(&b.text, &b.marks);
                     heading = Some(t.clone());
-                    doc.blocks.push(prose(ProseKind::Heading(l), t));
+                    doc.blocks.push(prose(ProseKind::Heading(l), (t, marks)));
                 }
-                BlockKind::Code => doc.blocks.push(prose(ProseKind::Code, b.text.clone())),
-                BlockKind::Rule => doc.blocks.push(prose(ProseKind::Rule, String::new())),
+                BlockKind::Code => doc
+                    .blocks
+                    .push(prose(ProseKind::Code, (b.text.clone(), b.marks.clone()))),
+                BlockKind::Rule => doc
+                    .blocks
+                    .push(prose(ProseKind::Rule, (String::new(), Vec::new()))),
                 BlockKind::Html => {
                     return Err(refuse(b.line, 1, "an HTML block".into()));
                 }
@@ -225,6 +245,30 @@ pub fn squash(s: &str) -> String {
         out.push_str(w);
     }
     out
+}
+
+/// [`squash`], carrying `marks` (byte offsets into `s`, with a line each)
+/// over to offsets into the squashed text.
+fn squash_marked(s: &str, marks: &[(usize, usize)]) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    let mut at = marks.iter().peekable();
+    let mut moved = Vec::with_capacity(marks.len());
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        while let Some(m) = at.next_if(|m| m.0 <= i) {
+            moved.push((out.len(), m.1));
+        }
+        out.push(c);
+    }
+    (out, moved)
 }
 
 /// Unicode general category Cf (format characters), by range.

@@ -490,6 +490,13 @@ fn token(pat: &str, tok: &str, out: &mut Vec<Slot>) -> bool {
     true
 }
 
+/// Matches a whole statement (its final `.` dropped) against a form; the
+/// slots, or `None`.
+pub fn statement_matches(form: &str, text: &str) -> Option<Vec<Slot>> {
+    let t = norm(text);
+    part_matches(form, t.strip_suffix('.').unwrap_or(&t))
+}
+
 /// Matches a part against a form: its tokens one by one, `<name>` taking
 /// the rest.
 fn part_matches(form: &str, part: &str) -> Option<Vec<Slot>> {

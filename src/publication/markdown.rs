@@ -94,6 +94,9 @@ pub struct RawBlock {
     pub text: String,
     /// Rows of a table, the header first.
     pub rows: Vec<RawRow>,
+    /// Where the source lines of `text` start: (byte offset in `text`,
+    /// line), ascending, for paragraphs, headings and code blocks.
+    pub marks: Vec<(usize, usize)>,
     /// The containers it sits in, outermost first.
     pub containers: Vec<Container>,
 }
@@ -192,6 +195,9 @@ struct Builder<'s> {
     tree: Tree,
     /// Lines covered by a leaf block.
     covered: Vec<bool>,
+    /// (offset in the text being rendered, source line) of each inline
+    /// text run, for the block being built.
+    marks: Vec<(usize, usize)>,
 }
 
 fn find(b: &mut Builder<'_>, line: usize, column: usize, what: impl Into<String>) {
@@ -206,6 +212,9 @@ fn inline<'a>(b: &mut Builder<'_>, n: &'a AstNode<'a>, out: &mut String) {
     for c in n.children() {
         let d = c.data.borrow();
         let (line, col) = (d.sourcepos.start.line, d.sourcepos.start.column);
+        if b.marks.last().is_none_or(|m| m.1 < line) {
+            b.marks.push((out.len(), line));
+        }
         match &d.value {
             NodeValue::Text(t) => out.push_str(t),
             NodeValue::Code(code) => out.push_str(&code.literal),
@@ -317,12 +326,13 @@ fn block<'a>(
         let d = c.data.borrow();
         let sp = d.sourcepos;
         let (line, end) = (sp.start.line, sp.end.line);
-        let mk = |kind, text: String, rows| RawBlock {
+        let mk = |kind, text: String, rows, marks| RawBlock {
             kind,
             line,
             end_line: end,
             text,
             rows,
+            marks,
             containers: ctx.clone(),
         };
         match &d.value {
@@ -333,7 +343,9 @@ fn block<'a>(
                 };
                 drop(d);
                 let mut text = String::new();
+                b.marks.clear();
                 inline(b, c, &mut text);
+                let marks = std::mem::take(&mut b.marks);
                 // Link reference definitions at the start of a paragraph are
                 // consumed by the parser: the paragraph then spans more
                 // source lines than its inline content does.
@@ -354,12 +366,22 @@ fn block<'a>(
                     );
                 }
                 cover(b, line, end);
-                b.tree.blocks.push(mk(kind, text, Vec::new()));
+                b.tree.blocks.push(mk(kind, text, Vec::new(), marks));
             }
             NodeValue::CodeBlock(cb) => {
                 let text = cb.literal.clone();
+                // A fenced block's content starts on the line after the fence.
+                let first = line + usize::from(cb.fenced);
+                let mut marks = vec![(0, first)];
+                for (i, _) in text.match_indices('\n') {
+                    if i + 1 < text.len() {
+                        marks.push((i + 1, first + marks.len()));
+                    }
+                }
                 cover(b, line, end);
-                b.tree.blocks.push(mk(BlockKind::Code, text, Vec::new()));
+                b.tree
+                    .blocks
+                    .push(mk(BlockKind::Code, text, Vec::new(), marks));
             }
             NodeValue::HtmlBlock(h) => {
                 find(
@@ -370,13 +392,15 @@ fn block<'a>(
                 );
                 let text = h.literal.clone();
                 cover(b, line, end);
-                b.tree.blocks.push(mk(BlockKind::Html, text, Vec::new()));
+                b.tree
+                    .blocks
+                    .push(mk(BlockKind::Html, text, Vec::new(), Vec::new()));
             }
             NodeValue::ThematicBreak => {
                 cover(b, line, end);
                 b.tree
                     .blocks
-                    .push(mk(BlockKind::Rule, String::new(), Vec::new()));
+                    .push(mk(BlockKind::Rule, String::new(), Vec::new(), Vec::new()));
             }
             NodeValue::Table(_) => {
                 drop(d);
@@ -412,7 +436,7 @@ fn block<'a>(
                 cover(b, line, end);
                 b.tree
                     .blocks
-                    .push(mk(BlockKind::Table, String::new(), rows));
+                    .push(mk(BlockKind::Table, String::new(), rows, Vec::new()));
             }
             NodeValue::BlockQuote | NodeValue::Item(_) | NodeValue::FootnoteDefinition(_) => {
                 let container = match &d.value {
@@ -465,6 +489,7 @@ pub fn parse(text: &str) -> Result<Tree, ParseError> {
             ..Tree::default()
         },
         covered: vec![false; n + 2],
+        marks: Vec::new(),
     };
     block(&mut b, root, &mut Vec::new(), false);
     uncovered_lines(&mut b);

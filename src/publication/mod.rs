@@ -19,6 +19,7 @@
 pub mod document;
 pub mod grammar;
 pub mod markdown;
+pub mod statements;
 pub mod values;
 
 mod find;
@@ -31,6 +32,7 @@ use crate::digest::Sha256Digest;
 pub use document::Document;
 pub use grammar::Qualifier;
 pub use pinned::{LabelKind, LABELS};
+pub use statements::Statement;
 pub use values::{slug, Decimal};
 
 /// Largest write-up read.
@@ -349,6 +351,9 @@ pub struct Publication {
     /// The bundle digest the prose states ("... bundle ... (SHA-256 `<hex>`)"),
     /// with its line.
     pub bundle: Option<(Sha256Digest, usize)>,
+    /// v1.1: every sentence or clause of the prose that states a number,
+    /// digest, count or outcome, in order ([`statements`]).
+    pub statements: Vec<Statement>,
 }
 
 impl Publication {
@@ -393,7 +398,9 @@ impl Publication {
             });
         }
         let bundle = find::bundle_digest(&document, origin)?;
+        let statements = statements::statements(&document);
         Ok(Publication {
+            statements,
             origin: origin.into(),
             measured_tables: found.measured.iter().map(|t| t.line).collect(),
             unchecked_tables: found.unchecked,

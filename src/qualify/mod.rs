@@ -36,7 +36,9 @@
 //!   [`published`] (the write-up's rows and cells);
 //! - [`verdict`]: the one sentence that says what a green or red covers;
 //!   [`table`]: the recomputed measured-points table; [`pagedata`]: what
-//!   the HTML page needs besides the checks.
+//!   the HTML page needs besides the checks, with [`writeup`] the
+//!   write-up's blocks, every statement and checked cell joined to its
+//!   checks.
 //!
 //! Engine attestations are verified through [`EngineAttestationVerifier`],
 //! so that this layer states *what* must hold of an attestation and the
@@ -66,6 +68,7 @@ pub mod schema;
 pub mod sniff;
 pub mod table;
 pub mod verdict;
+pub mod writeup;
 
 use std::path::{Path, PathBuf};
 

@@ -130,7 +130,7 @@ fn published(v: &Verification, publication: Option<&Publication>, pins: Option<&
                 })
             })
             .collect();
-        return json!({"source": p.origin, "rows": rows});
+        return json!({"source": p.origin, "rows": rows, "writeup": super::writeup::writeup(&v.report, p)});
     }
     if let Some(pins) = pins {
         let rows: Vec<Value> = pins

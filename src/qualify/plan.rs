@@ -110,6 +110,11 @@ pub struct BenchmarkPlan {
     pub client_revision: Option<String>,
     /// v1.1: the router's revision, when stated.
     pub router_revision: Option<String>,
+    /// v1.1: the fleet as packaged, before the qualified copy was derived
+    /// from it (a path in the run), when named.
+    pub packaged_fleet: Option<String>,
+    /// v1.1: the preflight report (a path in the run), when named.
+    pub preflight: Option<String>,
 }
 
 fn opt_path(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
@@ -296,6 +301,8 @@ impl BenchmarkPlan {
             fleet: opt_path(obj, "fleet").map_err(err)?,
             client_revision: opt_revision(obj, "client").map_err(err)?,
             router_revision: opt_revision(obj, "router").map_err(err)?,
+            packaged_fleet: opt_path(obj, "packaged_fleet").map_err(err)?,
+            preflight: opt_path(obj, "preflight").map_err(err)?,
         })
     }
 }

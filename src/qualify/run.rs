@@ -118,7 +118,14 @@ fn publication_checks(
     facts: &Facts,
     opts: &Options<'_>,
 ) {
+    let host_checks: Vec<Check> = report
+        .checks()
+        .iter()
+        .filter(|c| c.area() == HOSTS_AREA)
+        .cloned()
+        .collect();
     let ctx = published::Context {
+        host_checks: &host_checks,
         q: run.q(),
         collected: run.collected,
         unusable: run.unusable,

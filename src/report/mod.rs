@@ -61,17 +61,21 @@ pub enum Reason {
     NotDefined,
     /// The value rests only on what the publisher wrote for it.
     StatedByPublisher,
+    /// v1.1: a statement of the write-up's prose that no grammar of
+    /// proofpack reads (contract section 9.6): what it says is not checked.
+    NotRead,
 }
 
 impl Reason {
     /// Every reason, in a stable order.
-    pub const ALL: [Reason; 6] = [
+    pub const ALL: [Reason; 7] = [
         Reason::NotAskedFor,
         Reason::NoEvidence,
         Reason::CannotRecompute,
         Reason::NotClaimed,
         Reason::NotDefined,
         Reason::StatedByPublisher,
+        Reason::NotRead,
     ];
 
     /// The name written into the JSON report (`"reason"`, v1.1).
@@ -83,6 +87,7 @@ impl Reason {
             Reason::NotClaimed => "not_claimed",
             Reason::NotDefined => "not_defined",
             Reason::StatedByPublisher => "stated_by_publisher",
+            Reason::NotRead => "not_read",
         }
     }
 
@@ -156,6 +161,11 @@ pub struct Check {
     /// names: `{"fact", "file", "pointer"}`; serialised as `"source":
     /// "publisher"` and `"stated_in"` (v1.1).
     stated_in: Option<Box<Value>>,
+    /// v1.1: the statement of the write-up's prose this check is about:
+    /// `{"line", "text"}`, serialised as `"source"` (a check backed by the
+    /// publisher's file keeps `"source": "publisher"` and adds the
+    /// statement as `"statement"`).
+    statement: Option<Box<Value>>,
     /// The group it is shown under, when its code names one (see
     /// [`Report::enter`]).
     area: Option<String>,
@@ -172,6 +182,7 @@ impl Check {
             expected: None,
             actual: None,
             stated_in: None,
+            statement: None,
             area: None,
             kind: Kind::Evidence,
         }
@@ -234,6 +245,16 @@ impl Check {
             serde_json::json!({"fact": fact, "file": file, "pointer": pointer}),
         ));
         self
+    }
+    /// The same check, about the statement at `line` of the write-up whose
+    /// rendered text is `text`.
+    pub fn about_statement(mut self, line: usize, text: &str) -> Self {
+        self.statement = Some(Box::new(serde_json::json!({"line": line, "text": text})));
+        self
+    }
+    /// The statement of the prose the check is about (`{"line", "text"}`).
+    pub fn statement(&self) -> Option<&Value> {
+        self.statement.as_deref()
     }
     /// `Some("publisher")` for a check backed only by the publisher's file.
     pub fn source(&self) -> Option<&'static str> {
@@ -316,6 +337,7 @@ impl Serialize for Check {
             + usize::from(self.expected.is_some())
             + usize::from(self.actual.is_some())
             + 2 * usize::from(self.stated_in.is_some())
+            + usize::from(self.statement.is_some())
             + usize::from(reason.is_some())
             + usize::from(cause.is_some());
         let mut st = s.serialize_struct("Check", n)?;
@@ -331,6 +353,11 @@ impl Serialize for Check {
         if let Some(s) = &self.stated_in {
             st.serialize_field("source", "publisher")?;
             st.serialize_field("stated_in", s)?;
+            if let Some(t) = &self.statement {
+                st.serialize_field("statement", t)?;
+            }
+        } else if let Some(t) = &self.statement {
+            st.serialize_field("source", t)?;
         }
         st.serialize_field("area", self.area())?;
         if let Some(r) = reason {

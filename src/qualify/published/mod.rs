@@ -39,13 +39,21 @@ mod attestations;
 mod chain;
 mod pinned;
 mod points;
+mod prose;
+mod prose_facts;
+mod prose_found;
 mod row_pins;
+mod statements;
 mod summary;
 mod workload;
 
 use pinned::pinned_checks;
 use points::point_checks;
+pub use prose::{
+    read as read_statement, FormKind, Read, FORMS, GATES_FORM, PLAN_FORM, RESULT_FIRST, RESULT_REST,
+};
 pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
+pub use statements::statement_id as statement_check_id;
 pub use summary::verdict_part;
 
 /// What the publication checks read.
@@ -67,6 +75,9 @@ pub struct Context<'a> {
     /// Rows, cells and tables not checked, and rows backed only by the
     /// publisher's own files, fail (`--require-all`).
     pub require_all_rows: bool,
+    /// The host launch checks (`host:*`) as they came out, for the prose
+    /// statements about them.
+    pub host_checks: &'a [Check],
 }
 
 /// Digests whose manifests under `manifests/` a publication counts (its
@@ -144,7 +155,8 @@ fn fact_check(
 }
 
 /// Appends every publication check: the bundle digest of its prose, each
-/// pinned row, each measured cell, each table not read.
+/// pinned row, each measured cell, each table not read, each statement of
+/// its prose.
 pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
     if let Some((d, line)) = p.bundle {
         let at = format!("{}:{}", p.origin, line);
@@ -176,4 +188,5 @@ pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>
             Check::not_checked(id, Reason::NotDefined, format!("not checked: {why}"))
         });
     }
+    statements::statement_checks(report, p, ctx);
 }

@@ -1,11 +1,16 @@
 //! What the verdict line says of the publication, counted from its checks:
-//! how many compared a published value with evidence, and, named, the
-//! tables, rows and cells not checked and the rows backed only by files
-//! the publisher wrote for them. "every row and cell mapped to evidence"
-//! is said only when all of the rendered write-up's tables, rows and cells
-//! were checked against evidence the run's chain names.
+//! how many compared a published value with evidence, how many statements
+//! of the prose were checked and how many were not, and, named, the
+//! tables, rows, cells and statements not checked and the rows backed only
+//! by files the publisher wrote for them. "every row, cell and statement
+//! mapped to evidence" is said only when all of the rendered write-up's
+//! tables, rows, cells and prose statements were checked against evidence
+//! the run's chain names.
 
 use crate::report::{Kind, Reason, Report};
+
+/// The id prefix of the prose statements' checks.
+const STATEMENT: &str = "statement:";
 
 /// The publication's part of the verdict line (empty when no publication
 /// was checked).
@@ -14,37 +19,57 @@ pub fn verdict_part(report: &Report) -> String {
     let mut tables = Vec::new();
     let mut unchecked = Vec::new();
     let mut publisher = Vec::new();
+    let (mut statements, mut statements_checked) = (0, 0);
+    let mut statements_unread = Vec::new();
     for c in report
         .checks()
         .iter()
         .filter(|c| c.kind() == Kind::Publication)
     {
         let rest = c.id.strip_prefix("publication:").unwrap_or(&c.id);
+        let statement = rest.starts_with(STATEMENT);
+        statements += usize::from(statement);
         if c.source() == Some("publisher") {
             publisher.push(rest);
         } else if c.ok().is_none() {
             // A table proofpack does not read is outside its definitions;
-            // a row or cell it reads lacks evidence.
-            if c.reason() == Some(Reason::NotDefined) {
-                tables.push(rest);
-            } else {
-                unchecked.push(rest);
+            // a statement no grammar reads is not read; a row or cell it
+            // reads lacks evidence.
+            match c.reason() {
+                Some(Reason::NotDefined) => tables.push(rest),
+                Some(Reason::NotRead) => statements_unread.push(rest),
+                _ => unchecked.push(rest),
             }
+        } else if statement && c.failed() && c.detail.contains(super::statements::NOT_READ) {
+            // A statement that failed only because no grammar reads it
+            // (--require-all); a checked statement's detail never quotes
+            // the statement's text, so never holds these words.
+            statements_unread.push(rest);
         } else {
             checked += 1;
+            statements_checked += usize::from(statement);
         }
     }
-    if checked + tables.len() + unchecked.len() + publisher.len() == 0 {
+    if checked + tables.len() + unchecked.len() + publisher.len() + statements_unread.len() == 0 {
         return String::new();
     }
-    let mut out = format!("; {checked} publication checks against evidence");
-    if tables.is_empty() && unchecked.is_empty() && publisher.is_empty() {
-        // The tables only: the prose around them is not read (yet), and
-        // the verdict says so rather than cover more than it checked.
-        out.push_str(
-            ", every row and cell mapped to evidence; the prose around the tables is not checked",
-        );
+    let mut out = format!(
+        "; {checked} publication checks against evidence ({statements_checked} of {statements} statement(s) of the prose checked)"
+    );
+    if tables.is_empty()
+        && unchecked.is_empty()
+        && publisher.is_empty()
+        && statements_unread.is_empty()
+    {
+        out.push_str(", every row, cell and statement mapped to evidence");
         return out;
+    }
+    if !statements_unread.is_empty() {
+        out.push_str(&format!(
+            "; {} statement(s) of the prose NOT CHECKED (no grammar reads them): {}",
+            statements_unread.len(),
+            statements_unread.join(", ")
+        ));
     }
     if !tables.is_empty() {
         out.push_str(&format!(

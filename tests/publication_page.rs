@@ -1,0 +1,160 @@
+//! The write-up on the HTML page (v1.1), through the binary: the page
+//! shows the publication itself after the failures, every statement of its prose marked
+//! once with its outcome and naming its check's row, and the text of the
+//! write-up section is, block by block and cell by cell, the text
+//! cmark-gfm renders for the write-up (tests/gfm_view.py, GitHub's
+//! renderer): nothing of the publication is left off the page, nothing is
+//! added to it.
+
+#[path = "../fuzz/harness_gfm.rs"]
+mod harness_gfm;
+#[path = "publication_support/mod.rs"]
+mod publication_support;
+mod qualify_support;
+
+use std::path::Path;
+
+use proofpack::publication::document::squash;
+use proofpack::publication::markdown;
+use publication_support::*;
+use serde_json::Value;
+
+/// The text of an HTML fragment this page writes: tags dropped, the five
+/// entities `esc` writes decoded.
+fn text_of(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The page's write-up blocks, in order: for a table its cells' texts, for
+/// any other block its text.
+fn page_blocks(page: &str) -> Vec<Value> {
+    let start = page
+        .find("<div class=\"writeup\">")
+        .expect("a write-up section");
+    let end = start + page[start..].find("</div></section>").unwrap();
+    let body = &page[start..end];
+    let mut out = Vec::new();
+    for chunk in body.split(" data-block=\"").skip(1) {
+        let open = chunk.find('>').unwrap();
+        let tag_end = [
+            "</h3>", "</h4>", "</h5>", "</h6>", "</p>", "</pre>", "</table>",
+        ]
+        .iter()
+        .filter_map(|t| chunk.find(t))
+        .min()
+        .unwrap_or(open + 1);
+        let inner = &chunk[open + 1..tag_end];
+        if chunk[tag_end..].starts_with("</table>") {
+            let cells: Vec<Vec<String>> = inner
+                .split("<tr>")
+                .skip(1)
+                .map(|r| {
+                    let mut row = Vec::new();
+                    let mut rest = r;
+                    while let Some(at) = rest.find("<td>").or_else(|| rest.find("<th>")) {
+                        let body = &rest[at + 4..];
+                        let end = body.find("</td>").or_else(|| body.find("</th>")).unwrap();
+                        row.push(squash(&text_of(&body[..end])));
+                        rest = &body[end + 5..];
+                    }
+                    row
+                })
+                .collect();
+            out.push(serde_json::json!(cells));
+        } else {
+            out.push(Value::String(squash(&text_of(inner))));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_page_shows_the_write_up_as_gfm_renders_it_with_every_statement_marked_once() {
+    let p = published();
+    // One statement that does not hold and one no grammar reads.
+    p.edit("201 terminal requests", "202 terminal requests");
+    p.edit(
+        "Measured points¶",
+        "Every engine answered 100% of its health probes.\n\nMeasured points¶",
+    );
+    let html = p.c.dir.path().join("report.html");
+    let o = p.verify(&[os("--html"), html.as_os_str()]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    let page = std::fs::read_to_string(&html).unwrap();
+    // The write-up comes right after what was verified and the failures,
+    // before everything else.
+    let at = |s: &str| page.find(s).unwrap();
+    assert!(
+        at("<section id=\"failures\">") < at("<section id=\"writeup\">")
+            && at("<section id=\"writeup\">") < at("<section id=\"published\">"),
+        "the write-up follows the failures"
+    );
+    // Every statement check appears once on the page's write-up, with the
+    // class of its outcome, and links to its row.
+    for c in o.report["checks"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        if !id.starts_with("publication:statement:") {
+            continue;
+        }
+        let attr = format!("data-statement=\"{id}\"");
+        assert_eq!(page.matches(&attr).count(), 1, "{id}");
+        let at = page.find(&attr).unwrap();
+        let tag = &page[page[..at].rfind('<').unwrap()..at];
+        let cls = match c["ok"] {
+            Value::Bool(true) => "claim pass",
+            Value::Bool(false) => "claim fail",
+            _ => "claim skip",
+        };
+        assert!(tag.contains(cls), "{id}: {tag}");
+        assert!(
+            tag.contains(&format!("data-row=\"check-{id}\"")),
+            "{id}: {tag}"
+        );
+        assert!(
+            page.contains(&format!("id=\"check-{id}\"")),
+            "{id} has no row"
+        );
+    }
+    assert!(page.contains("data-statement=\"publication:statement:24.3\" data-found="));
+    // The section's text is cmark-gfm's rendering of the write-up.
+    let text = p.text();
+    let (md, _) = markdown::prepass(&text);
+    let mut oracle = harness_gfm::Oracle::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let theirs = oracle.view(md.as_bytes());
+    let theirs: Vec<Value> = theirs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| match b["t"].as_str().unwrap() {
+            "table" => serde_json::json!(b["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["cells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| squash(c.as_str().unwrap()))
+                    .collect::<Vec<_>>())
+                .collect::<Vec<_>>()),
+            "code_block" => Value::String(squash(b["text"].as_str().unwrap())),
+            _ => Value::String(squash(b["text"].as_str().unwrap_or(""))),
+        })
+        .collect();
+    assert!(theirs.len() >= 8, "{theirs:?}");
+    assert_eq!(page_blocks(&page), theirs);
+}
