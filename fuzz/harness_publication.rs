@@ -14,7 +14,13 @@ use proofpack::qualify::schema::Pins;
 /// name one pin twice with two values.
 pub fn run(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let lines = text.lines().count().max(1);
+    // Lines as CommonMark counts them (and every line number the reader
+    // gives): "\r\n", "\n" and a lone "\r" each end a line.
+    let lines = text
+        .replace("\r\n", "\n")
+        .split(['\n', '\r'])
+        .count()
+        .max(1);
     let Ok(p) = Publication::parse(&text, "fuzz.md") else {
         return;
     };
