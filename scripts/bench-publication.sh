@@ -53,12 +53,12 @@ for f in rows prose dense; do
   in="$work/$f.md"
   size=$(python3 -c "import os,sys; print(f'{os.path.getsize(sys.argv[1])/2**20:.2f} MiB')" "$in")
   set +e
-  "$pp" -q --no-catalog pins from-publication "$in" -o "$work/pins.json" >/dev/null 2>"$work/err"
+  "$pp" -q --no-catalog pins from-publication "$in" -o /dev/null >/dev/null 2>"$work/err"
   code=$?
   set -e
-  /usr/bin/time -f "%M" -o "$work/rss" "$pp" -q --no-catalog pins from-publication "$in" -o "$work/pins.json" >/dev/null 2>&1 || true
+  /usr/bin/time -f "%M" -o "$work/rss" "$pp" -q --no-catalog pins from-publication "$in" -o /dev/null >/dev/null 2>&1 || true
   rss=$(tail -1 "$work/rss")
-  t=$(best "$pp" -q --no-catalog pins from-publication "$in" -o "$work/pins.json")
+  t=$(best "$pp" -q --no-catalog pins from-publication "$in" -o /dev/null)
   ref=$(best cmark-gfm -e table -e strikethrough -e autolink "$in")
   echo "bench-publication: $f ($size): exit $code, $t s (best of 5), peak RSS $((rss / 1024)) MiB; cmark-gfm render $ref s; ratio proofpack / cmark-gfm $(python3 -c "print(f'{$t/$ref:.2f}')")"
   [[ $code -eq 0 ]] || echo "bench-publication:   $f: $(head -c 200 "$work/err")"

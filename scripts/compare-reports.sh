@@ -6,6 +6,9 @@
 # two records are compared (ignoring `context.verified_at` and the v1.1
 # per-check fields `area`, `reason` and `cause`, which a build before them
 # does not write). Used to show that a refactoring changes no answer.
+# An answer whose input files (every argument that names a file) differ in
+# bytes between the two runs (a test that makes a tarball with the time in
+# it) is counted apart as not compared.
 #
 #   scripts/compare-reports.sh OLD_BINARY NEW_BINARY [cargo test args...]
 #
@@ -24,7 +27,7 @@ set -u
 SNAP=$PROOFPACK_TEST_SNAP
 REAL=$(cat "$SNAP/.real")
 case " $* " in *" verify "*) ;; *) exec "$REAL" "$@" ;; esac
-n=$(flock "$SNAP/.lock" bash -c 'n=$(( $(cat "$SNAP/.n" 2>/dev/null || echo 0) + 1 )); echo $n > "$SNAP/.n"; echo $n')
+n=$(flock "$SNAP/.lock" bash -c 'n=$(( $(cat "$1/.n" 2>/dev/null || echo 0) + 1 )); echo $n > "$1/.n"; echo $n' _ "$SNAP")
 json=0; html=; prev=; verb=0
 for a in "$@"; do
   [[ $a == verify ]] && verb=1
@@ -37,6 +40,9 @@ id=$(printf %05d "$n")
 cat "$SNAP/$id.out"
 if ((verb)); then
   printf '%s\n' "$*" > "$SNAP/$id.args"
+  # The digests of the files it read: a test that makes its input afresh
+  # (a tarball with the time in it) gives the two builds different inputs.
+  for a in "$@"; do [[ -f $a ]] && sha256sum "$a" | cut -c1-64; done > "$SNAP/$id.inputs"
   ((json)) && { echo "$code"; cat "$SNAP/$id.out"; } > "$SNAP/$id.json"
   [[ -n $html && -f $html ]] && cp "$html" "$SNAP/$id.html"
 fi
@@ -77,24 +83,48 @@ def norm_json(text):
 def norm_html(text):
     text = tmp.sub("/TMP", text)
     return re.sub(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', 'TIME', text)
-names = sorted(set(os.listdir(old)) | set(os.listdir(new)))
-compared = differ = 0
-for n in names:
-    if n.startswith(".") or n.endswith(".args"):
+def index(side):
+    # Answers keyed by their command line (temporary directories as /TMP)
+    # and how many times that line came before: a test that stops early
+    # against one build shifts no other test's answers.
+    out, seen = {}, {}
+    for n in sorted(os.listdir(side)):
+        if not n.endswith(".args"):
+            continue
+        args = tmp.sub("/TMP", open(os.path.join(side, n)).read().strip())
+        k = seen.get(args, 0)
+        seen[args] = k + 1
+        out[(args, k)] = n[:5]
+    return out
+io, inew = index(old), index(new)
+compared = differ = other_input = only = 0
+def inputs(side, i):
+    p = os.path.join(side, i + ".inputs")
+    return open(p).read() if os.path.exists(p) else None
+for key in sorted(set(io) | set(inew)):
+    if key not in io or key not in inew:
+        only += 1
+        print(f"recorded against one build only: {key[0]}")
         continue
-    a, b = os.path.join(old, n), os.path.join(new, n)
-    if not (os.path.exists(a) and os.path.exists(b)):
-        print(f"{n}: recorded in one run only"); differ += 1; continue
-    ta, tb = open(a, errors="replace").read(), open(b, errors="replace").read()
-    if n.endswith(".json"):
-        same = norm_json(ta) == norm_json(tb)
-    else:
-        same = norm_html(ta) == norm_html(tb)
-    compared += 1
-    if not same:
-        differ += 1
-        args = open(os.path.join(new, n[:5] + ".args")).read().strip()
-        print(f"{n}: differs ({args})")
-print(f"compare-reports: {compared} answers compared, {differ} differ")
+    a, b = io[key], inew[key]
+    if inputs(old, a) != inputs(new, b):
+        other_input += 1
+        continue
+    for ext, norm in ((".json", norm_json), (".html", norm_html)):
+        pa, pb = os.path.join(old, a + ext), os.path.join(new, b + ext)
+        if not (os.path.exists(pa) or os.path.exists(pb)):
+            continue
+        if not (os.path.exists(pa) and os.path.exists(pb)):
+            differ += 1
+            print(f"{key[0]}: {ext} written by one build only")
+            continue
+        ta, tb = open(pa, errors="replace").read(), open(pb, errors="replace").read()
+        compared += 1
+        if norm(ta) != norm(tb):
+            differ += 1
+            print(f"{key[0]}: differs ({a}{ext} / {b}{ext})")
+print(f"compare-reports: {compared} answers compared, {differ} differ; "
+      f"{other_input} not compared (the test gave the two builds files of different bytes); "
+      f"{only} recorded against one build only")
 sys.exit(1 if differ else 0)
 PY

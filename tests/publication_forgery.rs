@@ -176,6 +176,19 @@ fn a_zero_width_space_in_a_number_is_refused() {
 }
 
 #[test]
+fn a_control_character_in_a_number_is_refused() {
+    // A renderer shows the NUL as U+FFFD ("0.4\u{fffd}33"); a reader of the
+    // text who drops it sees 0.433: neither is what the other reads.
+    let p = published();
+    p.edit("| 0.433 request/s", "| 0.4\u{0}33 request/s");
+    let e = p.refused();
+    assert!(
+        e.contains("PUBLICATION.md:25:") && e.contains("the control character U+0000"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_cyrillic_letter_in_a_label_is_refused() {
     let p = published();
     p.edit("| Engine |", "| \u{415}ngine |");

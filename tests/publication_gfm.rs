@@ -79,6 +79,8 @@ fn variants() -> Vec<(&'static str, String)> {
         ("code spans in cells", m.replace("0.433 request/s", "`0.433` request/s").replace("| Engine |", "| `Engine` |")),
         ("entity references", m.replace("5.187", "&#53;.187").replace("0.433", "0&#x2e;433").replace("request/s", "request&#47;s")),
         ("zero-width space by reference", m.replace("5.187", "5&#8203;.187")),
+        ("a NUL in a number", m.replace("0.433 request/s", "0.4\u{0}33 request/s")),
+        ("a NUL by reference", m.replace("0.433 request/s", "0.4&#0;33 request/s")),
         ("tables in a block quote", quote),
         ("tables in a list item", list),
         ("tables in an indented code block", code),
@@ -220,6 +222,7 @@ fn variants_that_render_the_same_text_read_the_same_and_others_do_not() {
     }
     for refused in [
         "zero-width space by reference",
+        "a NUL in a number",
         "hidden table in an HTML block",
         "a link reference definition",
         "footnotes",

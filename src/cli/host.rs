@@ -8,7 +8,7 @@ use clap::ValueEnum;
 use proofpack::digest::Sha256Digest;
 use proofpack::fleet::{self, ConfigSource, FleetHosts, FleetRequirements, HostCheckOptions, Mode};
 use proofpack::keys::{Role, TrustStore};
-use proofpack::report::Reason;
+use proofpack::report::Mark;
 
 use super::filekind::Want;
 use super::{human_bytes, Ui};
@@ -348,7 +348,7 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
         .report
         .checks()
         .iter()
-        .filter(|c| c.id.ends_with(".config") && c.reason() == Some(Reason::StatedByPublisher))
+        .filter(|c| c.mark() == Some(Mark::StatedConfig))
         .map(|c| c.id.trim_start_matches("host:").trim_end_matches(".config"))
         .collect();
     let stated_note = if stated.is_empty() {

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::require::{Expect, FleetRequirements, TimeBounds, WeightsRecord};
 use super::{parse_prefixed, HostCheckPredicate};
 use crate::digest::Sha256Digest;
-use crate::report::{Check, Reason};
+use crate::report::{Check, Mark, Reason};
 
 /// The sub-checks of every host, in report order.
 pub const SUBS: [&str; 9] = [
@@ -51,11 +51,7 @@ fn expected<'a, T>(
 /// A binding the evidence cannot show: not checked for want of evidence,
 /// or failed under `--require-all`.
 fn unbound(id: &str, why: String, req: &FleetRequirements) -> Check {
-    if req.require_all {
-        Check::fail(id, format!("{why} (--require-all)"))
-    } else {
-        Check::not_checked(id, Reason::NoEvidence, why)
-    }
+    Check::unshown(id, why, req.require_all).marked(Mark::HostBinding)
 }
 
 /// A binding a v1 report cannot show: in a qualification
@@ -270,7 +266,8 @@ fn config_check(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> Check {
             format!(
                 "config stated, not hashed on the host: host {h}'s report states {d} but read no config file, so it does not confirm the config"
             ),
-        ),
+        )
+        .marked(Mark::StatedConfig),
         Some(d) => Check::pass(
             id,
             format!(

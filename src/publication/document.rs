@@ -7,7 +7,9 @@
 //! cells than their header (GitHub drops the extra ones), a pre-pass
 //! heading that did not come out as a heading, and Unicode format
 //! characters (category Cf: zero-width space and joiner, bidi controls,
-//! soft hyphen, ...) or words mixing Latin with Greek or Cyrillic letters
+//! soft hyphen, ...), control characters other than tab and line endings
+//! (v1.1: a NUL renders as U+FFFD, the others as nothing), a carriage
+//! return not followed by a line feed (v1.1) or words mixing Latin with Greek or Cyrillic letters
 //! anywhere in the rendered text. A non-breaking space is a space.
 
 use super::markdown::{self, BlockKind, Container, RawBlock};
@@ -137,6 +139,9 @@ impl Document {
         };
         if let Some((line, column, c)) = literal_format_char(text) {
             return Err(refuse(line, column, format_char(c)));
+        }
+        if let Some((line, column)) = lone_cr(text) {
+            return Err(refuse(line, column, "a carriage return not followed by a line feed (a lone CR, an old Mac OS line ending): readers disagree on where such lines end and what a code block holds; save the file with LF or CR LF line endings".into()));
         }
         let tree = markdown::parse(text).map_err(|e| PublicationError::Unreadable {
             path: origin.into(),
@@ -281,10 +286,25 @@ pub fn is_format_char(c: char) -> bool {
 }
 
 fn format_char(c: char) -> String {
+    if is_control_char(c) {
+        return format!("the control character U+{:04X} is not text a reader sees (a renderer shows NUL as U+FFFD and the others as nothing, so the page and the text differ); remove it", c as u32);
+    }
     format!("the invisible format character U+{:04X} (Unicode category Cf: zero-width, joiner, bidi control or soft hyphen) can hide or reorder what a reader sees; remove it", c as u32)
 }
 
-/// The first Cf character written literally (a BOM at the very start is
+/// v1.1: a C0 control other than tab, line feed and carriage return, DEL,
+/// or a C1 control (Unicode category Cc): refused like a format character.
+pub fn is_control_char(c: char) -> bool {
+    (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || ('\u{7f}'..='\u{9f}').contains(&c)
+}
+
+/// A character no write-up may hold: a format character (Cf) or a
+/// control character (Cc) other than tab and line endings.
+fn is_hidden_char(c: char) -> bool {
+    is_format_char(c) || is_control_char(c)
+}
+
+/// The first Cf or Cc character written literally (a BOM at the very start is
 /// allowed): line, column (bytes, 1-based) and the character.
 fn literal_format_char(text: &str) -> Option<(usize, usize, char)> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -294,12 +314,25 @@ fn literal_format_char(text: &str) -> Option<(usize, usize, char)> {
         if c == '\n' {
             line += 1;
             start = i + 1;
-        } else if is_format_char(c) {
+        } else if is_hidden_char(c) {
             let col = i - start + 1 + if line == 1 { skip } else { 0 };
             return Some((line, col, c));
         }
     }
     None
+}
+
+/// v1.1: the first CR not followed by LF: line and column (bytes,
+/// 1-based), lines counted at LF.
+fn lone_cr(text: &str) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let at = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
+    let line = 1 + b[..at].iter().filter(|c| **c == b'\n').count();
+    let start = b[..at]
+        .iter()
+        .rposition(|c| *c == b'\n')
+        .map_or(0, |p| p + 1);
+    Some((line, at - start + 1))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -348,7 +381,7 @@ fn check_text(b: &RawBlock, origin: &str) -> Result<(), PublicationError> {
         what,
     };
     let check = |text: &str, line: usize, column: usize| -> Result<(), PublicationError> {
-        if let Some(c) = text.chars().find(|c| is_format_char(*c)) {
+        if let Some(c) = text.chars().find(|c| is_hidden_char(*c)) {
             return Err(refuse(
                 line,
                 column,
@@ -404,6 +437,22 @@ mod tests {
                 "w.md:3:1: this table row is written with 3 cells under a header of 2",
             ),
             ("```\nTitle¶\n```\n", "w.md:2:1: a line ending in ¶"),
+            (
+                "| a |\n|---|\n| 1\u{0}0 |\n",
+                "w.md:3:4: the control character U+0000",
+            ),
+            (
+                "Text\n\n```\nx\u{7}y\n```\n",
+                "w.md:4:2: the control character U+0007",
+            ),
+            (
+                "Text\n\n```\na\rb\n```\n",
+                "w.md:4:2: a carriage return not followed by a line feed",
+            ),
+            (
+                "| a |\n|---|\n| 1&#x85;0 |\n",
+                "w.md:3:2: the control character U+0085 is not text a reader sees",
+            ),
         ] {
             let e = refused(text);
             assert!(e.contains(want), "{text:?}: {e}");

@@ -195,6 +195,8 @@ struct Builder<'s> {
     tree: Tree,
     /// Lines covered by a leaf block.
     covered: Vec<bool>,
+    /// Lines of code blocks (verbatim: no autolinks in them).
+    code: Vec<bool>,
     /// (offset in the text being rendered, source line) of each inline
     /// text run, for the block being built.
     marks: Vec<(usize, usize)>,
@@ -369,7 +371,9 @@ fn block<'a>(
                 b.tree.blocks.push(mk(kind, text, Vec::new(), marks));
             }
             NodeValue::CodeBlock(cb) => {
-                let text = cb.literal.clone();
+                // Its lines end as cmark-gfm writes them: a CR LF or a lone
+                // CR (a line ending in CommonMark) is a LF.
+                let text = cb.literal.replace("\r\n", "\n").replace('\r', "\n");
                 // A fenced block's content starts on the line after the fence.
                 let first = line + usize::from(cb.fenced);
                 let mut marks = vec![(0, first)];
@@ -379,6 +383,11 @@ fn block<'a>(
                     }
                 }
                 cover(b, line, end);
+                for l in line..=end.max(line) {
+                    if let Some(c) = b.code.get_mut(l) {
+                        *c = true;
+                    }
+                }
                 b.tree
                     .blocks
                     .push(mk(BlockKind::Code, text, Vec::new(), marks));
@@ -472,7 +481,14 @@ fn block<'a>(
 pub fn parse(text: &str) -> Result<Tree, ParseError> {
     // cmark-gfm skips a byte order mark at the start.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let (md, prepass_lines) = prepass(body);
+    let (mut md, prepass_lines) = prepass(body);
+    // The end of the input ends its last line (CommonMark 2.1); comrak
+    // reads a last line without its line feed otherwise than cmark-gfm
+    // in places ("2." after a table is a row to one, an empty list to the
+    // other), so the line feed is added.
+    if !md.is_empty() && !md.ends_with('\n') {
+        md.to_mut().push('\n');
+    }
     let arena = comrak::Arena::new();
     let too_many = || arena.len() > MAX_NODES;
     let root = comrak::try_parse_document(&arena, &md, &options(), &too_many)
@@ -489,10 +505,14 @@ pub fn parse(text: &str) -> Result<Tree, ParseError> {
             ..Tree::default()
         },
         covered: vec![false; n + 2],
+        code: vec![false; n + 2],
         marks: Vec::new(),
     };
     block(&mut b, root, &mut Vec::new(), false);
     uncovered_lines(&mut b);
+    for (line, column, what) in ambiguous::lines(&b.lines, &b.code) {
+        find(&mut b, line, column, what);
+    }
     b.tree.findings.sort_by_key(|f| (f.line, f.column));
     Ok(b.tree)
 }
@@ -526,32 +546,7 @@ pub fn cells_written(line: &str) -> usize {
 
 /// True for a line of container markers only (`>`, list markers, space).
 fn markers_only(line: &str) -> bool {
-    let mut rest = line.trim();
-    loop {
-        rest = rest.trim_start();
-        if rest.is_empty() {
-            return true;
-        }
-        if let Some(r) = rest.strip_prefix('>') {
-            rest = r;
-            continue;
-        }
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let after = &rest[digits..];
-        let marker = if digits == 0 {
-            after.starts_with(['-', '+', '*']).then_some(1)
-        } else if digits <= 9 {
-            after.starts_with(['.', ')']).then_some(digits + 1)
-        } else {
-            None
-        };
-        match marker {
-            Some(n) if rest[n..].is_empty() || rest[n..].starts_with([' ', '\t']) => {
-                rest = &rest[n..]
-            }
-            _ => return false,
-        }
-    }
+    ambiguous::after_markers(line).is_empty()
 }
 
 /// A source line that no rendered block covers and that is not blank or
@@ -620,5 +615,6 @@ impl Tree {
     }
 }
 
+mod ambiguous;
 #[cfg(test)]
 mod tests;

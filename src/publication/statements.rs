@@ -173,14 +173,24 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
             }
         }
     }
+    // How many statements start on each line, and how many of them have
+    // been numbered so far (one pass each: a write-up may hold tens of
+    // thousands of statements).
+    let mut on_line: std::collections::HashMap<usize, (usize, usize)> =
+        std::collections::HashMap::new();
+    for f in &found {
+        on_line.entry(f.0).or_default().0 += 1;
+    }
     let mut out = Vec::with_capacity(found.len());
-    for (i, (line, text, block, span)) in found.iter().enumerate() {
-        let same = found.iter().filter(|f| f.0 == *line).count();
+    for (line, text, block, span) in found.iter() {
+        let (same, seen) = on_line.get_mut(line).map_or((1, 0), |c| {
+            c.1 += 1;
+            (c.0, c.1)
+        });
         let id = if same == 1 {
             line.to_string()
         } else {
-            let k = found[..i].iter().filter(|f| f.0 == *line).count() + 1;
-            format!("{line}.{k}")
+            format!("{line}.{seen}")
         };
         out.push(Statement {
             id,

@@ -14,7 +14,7 @@ use super::context::Run;
 use super::{AttestedEngine, Options};
 use crate::digest::Sha256Digest;
 use crate::fleet::{Expect, FleetHosts, FleetRequirements, TimeBounds, WeightsRecord};
-use crate::report::{Check, Reason, Report};
+use crate::report::{Check, Mark, Reason, Report};
 
 /// Appends the `host:*` checks.
 pub fn host_checks(
@@ -130,16 +130,6 @@ pub fn host_checks(
     }
 }
 
-/// A binding the run does not name (a run made before contract v1.1):
-/// not checked for want of evidence, failed under `--require-all`.
-fn missing_binding(id: &str, why: &str, require_all: bool) -> Check {
-    if require_all {
-        Check::fail(id, format!("{why} (--require-all)"))
-    } else {
-        Check::not_checked(id, Reason::NoEvidence, why)
-    }
-}
-
 /// `hosts.qualified_fleet`: the run names its qualified fleet file, it is
 /// the benchmark plan's `fleet` when the plan names one, it is in the run,
 /// reads as a fleet file and selects every engine's host. Its digest is
@@ -157,7 +147,7 @@ fn qualified_fleet(
     };
     let Some(path) = &run.q().qualified_fleet else {
         let why = "qualification.json names no qualified fleet (\"qualified_fleet\", v1.1): host reports name the fleet they were checked for, and nothing in the run says which fleet that is, so no report is bound to a fleet";
-        report.push(missing_binding(id, why, require_all));
+        report.push(Check::unshown(id, why, require_all).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no qualified fleet (see {id})"));
     };
     // The plan's fleet (v1.1) is the one the write-up's fleet rows follow:
@@ -229,7 +219,7 @@ fn weights_record(
     };
     let Some(path) = &run.q().weights_record else {
         let why = "qualification.json names no weights record (\"weights_record\", v1.1): the host reports' totals and shard headers have nothing to be compared with, so a sizes-only launch check could not tell swapped shards (the reports are compared with each other instead, hosts.agree)";
-        report.push(missing_binding(id, why, require_all));
+        report.push(Check::unshown(id, why, require_all).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no weights record (see {id})"));
     };
     let read = run.small_file(path).and_then(|b| {

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::context::Run;
 use super::schema::{Qualification, Slo};
-use crate::report::{Check, Reason, Report};
+use crate::report::{Check, Mark, Reason, Report};
 use crate::strictjson::reject_duplicate_json_keys;
 
 /// How requests were sent, which decides how far the measured send rate
@@ -438,7 +438,8 @@ pub fn lengths_check(
                 format!(
                     "{path} names no max_input_tokens and max_output_tokens (a plan before contract v1.1): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
                 ),
-            ),
+            )
+            .marked(Mark::TokenBound),
             Ok(None),
         ),
         (i, o) => {

@@ -7,7 +7,7 @@
 //! that "VERIFIED" can never stand for "nothing was checked".
 
 use super::Verification;
-use crate::report::Kind;
+use crate::report::{Kind, Mark, Reason};
 
 /// What became of the release seal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,21 +77,17 @@ pub fn no_second_witness(v: &Verification) -> Option<String> {
 /// `weights_record`), and token counts not bounded by the plan (a plan
 /// naming no lengths).
 pub fn unbound(v: &Verification) -> Vec<&'static str> {
-    let missing = |c: &crate::report::Check| c.reason() == Some(crate::report::Reason::NoEvidence);
-    let checks = v.report.checks();
-    let mut out = Vec::new();
-    let host_binding = |id: &str| {
-        id == "hosts.qualified_fleet"
-            || id == "hosts.weights_record"
-            || (id.starts_with("host:")
-                && [".run", ".fleet", ".time", ".totals", ".shards"]
-                    .iter()
-                    .any(|s| id.ends_with(s)))
+    let missing = |m: Mark| {
+        v.report
+            .checks()
+            .iter()
+            .any(|c| c.mark() == Some(m) && c.reason() == Some(Reason::NoEvidence))
     };
-    if checks.iter().any(|c| host_binding(&c.id) && missing(c)) {
+    let mut out = Vec::new();
+    if missing(Mark::HostBinding) {
         out.push("host launch checks not bound to this run's fleet and weights record");
     }
-    if checks.iter().any(|c| c.id == "plan.lengths" && missing(c)) {
+    if missing(Mark::TokenBound) {
         out.push("token counts not bounded by the plan");
     }
     out

@@ -143,6 +143,25 @@ pub enum Kind {
     Publication,
 }
 
+/// A mark the code that makes a check sets on it so that what reads the
+/// report later (the verdict's qualifiers, a sentence of the prose, a
+/// command's summary line) finds it by type, never by the spelling of its
+/// id. Not serialised: the JSON report carries the id, outcome and reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mark {
+    /// A binding of a host launch check to this run, its qualified fleet,
+    /// its time or its weights record (`host:<h>.run`, `.fleet`, `.time`,
+    /// `.totals`, `.shards`, `hosts.qualified_fleet`,
+    /// `hosts.weights_record`).
+    HostBinding,
+    /// The benchmark plan's bound on every record's token counts
+    /// (`plan.lengths`).
+    TokenBound,
+    /// A host's config digest, stated in its report, not hashed from a file
+    /// on the host (`host:<h>.config`).
+    StatedConfig,
+}
+
 /// One check of a report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
@@ -171,6 +190,8 @@ pub struct Check {
     area: Option<String>,
     /// What it is about.
     kind: Kind,
+    /// What later readers of the report find it by, when set.
+    mark: Option<Mark>,
 }
 
 impl Check {
@@ -185,6 +206,7 @@ impl Check {
             statement: None,
             area: None,
             kind: Kind::Evidence,
+            mark: None,
         }
     }
     /// A passed check.
@@ -219,6 +241,17 @@ impl Check {
     /// A check that was not checked, for `reason`.
     pub fn not_checked(id: impl Into<String>, reason: Reason, detail: impl Into<String>) -> Self {
         Check::new(id, Outcome::NotChecked(reason), detail)
+    }
+    /// A check the evidence cannot show (an older run's missing binding):
+    /// not checked for want of evidence, or, under `--require-all`
+    /// (`require_all`), failed with the same detail and "(--require-all)".
+    pub fn unshown(id: impl Into<String>, why: impl AsRef<str>, require_all: bool) -> Self {
+        let why = why.as_ref();
+        if require_all {
+            Check::fail(id, format!("{why} (--require-all)"))
+        } else {
+            Check::not_checked(id, Reason::NoEvidence, why)
+        }
     }
     /// A check that was not asked for.
     pub fn skip(id: impl Into<String>, reason: impl Into<String>) -> Self {
@@ -268,6 +301,15 @@ impl Check {
     pub fn in_area(mut self, area: impl Into<String>) -> Self {
         self.area = Some(area.into());
         self
+    }
+    /// The same check, marked `mark` for what reads the report later.
+    pub fn marked(mut self, mark: Mark) -> Self {
+        self.mark = Some(mark);
+        self
+    }
+    /// Its mark, if one was set.
+    pub fn mark(&self) -> Option<Mark> {
+        self.mark
     }
     /// The same check, counted as a published claim.
     pub fn claim(mut self) -> Self {
@@ -672,5 +714,24 @@ mod tests {
             assert_eq!(Reason::parse(r.as_str()), Some(r));
         }
         assert_eq!(Reason::parse("not_checkable"), None);
+    }
+
+    #[test]
+    fn an_unshown_binding_is_not_checked_or_failed_under_require_all() {
+        let c = Check::unshown("hosts.weights_record", "names no weights record", false)
+            .marked(Mark::HostBinding);
+        assert_eq!(c.reason(), Some(Reason::NoEvidence));
+        assert_eq!(c.mark(), Some(Mark::HostBinding));
+        let mut r = Report::new("x");
+        r.push(c);
+        assert!(r.ok(), "not checked does not fail the verdict");
+        let c = Check::unshown("hosts.weights_record", "names no weights record", true);
+        assert!(c.failed() && !c.is_not_checkable());
+        assert_eq!(c.detail, "names no weights record (--require-all)");
+        assert_eq!(c.mark(), None);
+        // The mark is not part of the JSON report.
+        let mut r = Report::new("x");
+        r.push(Check::pass("a", "").marked(Mark::StatedConfig));
+        assert!(!r.to_json().contains("mark"));
     }
 }

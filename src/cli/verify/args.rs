@@ -2,7 +2,12 @@
 
 use std::path::PathBuf;
 
+use anyhow::{Context, Result};
 use clap::ValueEnum;
+use proofpack::digest::Sha256Digest;
+use proofpack::qualify::schema::MAX_SMALL_FILE;
+
+use crate::cli::filekind::{read_as, Want};
 
 use crate::cli::bundle_args::LimitArgs;
 
@@ -68,4 +73,23 @@ pub struct VerifyArgs {
     /// checks, published inputs, recomputed table, latency plots).
     #[arg(long, value_name = "REPORT.html")]
     pub html: Option<PathBuf>,
+}
+
+/// Reads the argument file `path` of `flag` (if given) whole and parses it
+/// as a `want`: the value and the SHA-256 of the very bytes parsed. A file
+/// of another kind is named as such.
+pub fn load<T>(
+    path: Option<&std::path::Path>,
+    (flag, want): (&str, Want),
+    parse: impl Fn(&[u8], &str) -> Result<T>,
+) -> Result<(Option<T>, Option<Sha256Digest>)> {
+    let Some(p) = path else {
+        return Ok((None, None));
+    };
+    read_as(p, flag, want, || {
+        let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?;
+        let value = parse(&bytes, &p.display().to_string())?;
+        Ok::<_, anyhow::Error>((Some(value), Some(Sha256Digest::of_bytes(&bytes))))
+    })
+    .with_context(|| format!("cannot use the {flag} file {}", p.display()))
 }

@@ -5,34 +5,15 @@ mod args;
 mod checklist;
 
 use anyhow::{Context, Result};
-use proofpack::digest::Sha256Digest;
 use proofpack::keys::TrustStore;
-use proofpack::qualify::schema::{Pins, MAX_SMALL_FILE};
+use proofpack::qualify::schema::Pins;
 use proofpack::qualify::{Inputs, PageContext};
 
 pub use args::VerifyArgs;
 
 use super::filekind::{read_as, Want};
 use super::Ui;
-
-/// Reads the argument file `path` of `flag` (if given) whole and parses it
-/// as a `want`: the value and the SHA-256 of the very bytes parsed. A file
-/// of another kind is named as such.
-fn load<T>(
-    path: Option<&std::path::Path>,
-    (flag, want): (&str, Want),
-    parse: impl Fn(&[u8], &str) -> Result<T>,
-) -> Result<(Option<T>, Option<Sha256Digest>)> {
-    let Some(p) = path else {
-        return Ok((None, None));
-    };
-    read_as(p, flag, want, || {
-        let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?;
-        let value = parse(&bytes, &p.display().to_string())?;
-        Ok::<_, anyhow::Error>((Some(value), Some(Sha256Digest::of_bytes(&bytes))))
-    })
-    .with_context(|| format!("cannot use the {flag} file {}", p.display()))
-}
+use args::load;
 
 /// Runs `proofpack verify`.
 pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {

@@ -105,3 +105,132 @@ fn too_many_nodes_is_an_error_not_memory() {
     }
     assert_eq!(parse(&s), Err(ParseError::TooComplex));
 }
+
+#[test]
+fn a_code_block_ends_its_lines_as_cmark_gfm_writes_them() {
+    // A lone CR and a CR LF end lines in CommonMark; cmark-gfm writes LF.
+    let t = parse("Intro.\n\n```\na\rb\r\nc\n```\n").unwrap();
+    let code = t.blocks.iter().find(|b| b.kind == BlockKind::Code).unwrap();
+    assert_eq!(code.text, "a\nb\nc\n");
+}
+
+#[test]
+fn a_www_address_holding_markup_is_found() {
+    // cmark-gfm shows "see www.`x`y" as written (one link); a reader that
+    // does not link it shows "see www.xy".
+    for (text, col) in [
+        ("see www.`x`y\n", 5),
+        ("www.a*b*c\n", 1),
+        ("> (www.a[b](c))\n", 4),
+        ("| a |\n|---|\n| www.a\\*b |\n", 3),
+    ] {
+        let t = parse(text).unwrap();
+        let f = t.findings.first().unwrap_or_else(|| panic!("{text:?}"));
+        assert_eq!(f.column, col, "{text:?}");
+        assert!(f.what.contains("GitHub links it"), "{}", f.what);
+    }
+    for text in [
+        "`www.a*b*`\n",
+        "https://x.com/`a`\n",
+        "www.example.com/my_repo\n",
+        "```\nwww.a*b*\n```\n",
+        "awww.a*b*\n",
+    ] {
+        assert!(parse(text).unwrap().findings.is_empty(), "{text:?}");
+    }
+}
+
+#[test]
+fn a_line_that_may_define_a_link_is_found() {
+    // cmark-gfm drops the first line as a definition; comrak shows it.
+    let t = parse("> [)dden]:(/x0\"t\"\n[label]: /> t xt\n").unwrap();
+    let f = t.findings.first().unwrap();
+    assert_eq!((f.line, f.column), (1, 1));
+    assert!(f.what.contains("link reference definition"), "{}", f.what);
+    assert!(parse("A [link](http://x) and [b]: c.\n")
+        .unwrap()
+        .findings
+        .is_empty());
+}
+
+#[test]
+fn a_line_that_begins_like_html_is_found() {
+    // cmark-gfm starts an HTML block at "<div" at the end of the input.
+    for text in ["| a | b1 |\n<div", "> <!-- x", "- </p>\n", "<br/>\n"] {
+        let t = parse(text).unwrap();
+        assert!(
+            t.findings
+                .iter()
+                .any(|f| f.what.contains("begins like HTML")),
+            "{text:?}"
+        );
+    }
+    for text in ["<https://example.org>\n", "a <div\n", "<3 points\n"] {
+        let t = parse(text).unwrap();
+        assert!(
+            !t.findings
+                .iter()
+                .any(|f| f.what.contains("begins like HTML")),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn a_footnote_look_alike_is_found() {
+    // cmark-gfm renders "([^1syntheti\nc s]a" as "([^]a".
+    let t = parse("This is it ([^1syntheti\nc s]a\n").unwrap();
+    let f = t.findings.first().unwrap();
+    assert_eq!((f.line, f.column), (1, 13));
+    assert!(f.what.contains("footnote"), "{}", f.what);
+}
+
+#[test]
+fn a_tilde_that_can_close_a_strikethrough_is_found() {
+    // cmark-gfm strikes "'~~'" through here; comrak does not.
+    for (text, col) in [("~'~~'~e~~'~~'~e\n", 3), ("about ~5\nand x~ y\n", 6)] {
+        let t = parse(text).unwrap();
+        let f = t
+            .findings
+            .iter()
+            .find(|f| f.what.contains("strikethrough"))
+            .unwrap_or_else(|| panic!("{text:?}"));
+        assert_eq!(f.column, col, "{text:?}");
+    }
+    for text in [
+        "about ~5 s and ~6 s, ~0.4 request/s\n",
+        "a ~5\n\nb~ c\n",
+        "```\n~a~\n```\n",
+    ] {
+        let t = parse(text).unwrap();
+        assert!(
+            !t.findings.iter().any(|f| f.what.contains("strikethrough")),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn a_tilde_after_a_modifier_symbol_is_found() {
+    // U+02F8 is no punctuation to cmark-gfm: the second run closes there.
+    let t = parse("~}'\u{2f8}~www\u{2f8}!!\n").unwrap();
+    assert!(t.findings.iter().any(|f| f.what.contains("strikethrough")));
+}
+
+#[test]
+fn the_last_line_reads_the_same_without_its_line_feed() {
+    // cmark-gfm: "2." at the very end after a table is an empty list.
+    let t = parse("| a | b |\n|---|---|\n| 1 | 2 |\n2.").unwrap();
+    assert_eq!(t.blocks[0].rows.len(), 2, "{:?}", t.blocks[0].rows);
+}
+
+#[test]
+fn a_pipe_after_two_backslashes_is_found() {
+    // cmark-gfm: a one-cell table whose cell reads "|".
+    let t = parse("\\\\|\n|-\n").unwrap();
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.what.contains("two backslashes"));
+    assert_eq!(f.map(|f| (f.line, f.column)), Some((1, 1)));
+}

@@ -51,9 +51,7 @@ pub fn launch_checks(ctx: &Context<'_>) -> Found {
         return f;
     }
     // A config only stated is named below, from the report itself.
-    let stated = |c: &crate::report::Check| {
-        c.id.ends_with(".config") && c.reason() == Some(crate::report::Reason::StatedByPublisher)
-    };
+    let stated = |c: &crate::report::Check| c.mark() == Some(crate::report::Mark::StatedConfig);
     let bad: Vec<&str> = checks
         .iter()
         .filter(|c| !c.passed() && !stated(c))
