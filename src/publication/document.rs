@@ -9,8 +9,9 @@
 //! characters (category Cf: zero-width space and joiner, bidi controls,
 //! soft hyphen, ...), control characters other than tab and line endings
 //! (v1.1: a NUL renders as U+FFFD, the others as nothing), a carriage
-//! return not followed by a line feed (v1.1) or words mixing Latin with Greek or Cyrillic letters
-//! anywhere in the rendered text. A non-breaking space is a space.
+//! return not followed by a line feed (v1.1) or words mixing Latin with
+//! Greek or Cyrillic letters anywhere in the rendered text. A non-breaking
+//! space is a space.
 
 use super::markdown::{self, BlockKind, Container, RawBlock};
 use super::PublicationError;
@@ -139,9 +140,6 @@ impl Document {
         };
         if let Some((line, column, c)) = literal_format_char(text) {
             return Err(refuse(line, column, format_char(c)));
-        }
-        if let Some((line, column)) = lone_cr(text) {
-            return Err(refuse(line, column, "a carriage return not followed by a line feed (a lone CR, an old Mac OS line ending): readers disagree on where such lines end and what a code block holds; save the file with LF or CR LF line endings".into()));
         }
         let tree = markdown::parse(text).map_err(|e| PublicationError::Unreadable {
             path: origin.into(),
@@ -286,6 +284,9 @@ pub fn is_format_char(c: char) -> bool {
 }
 
 fn format_char(c: char) -> String {
+    if c == '\r' {
+        return "a carriage return not followed by a line feed (a lone CR, an old Mac OS line ending): readers disagree on where such lines end and what a code block holds; save the file with LF or CR LF line endings".into();
+    }
     if is_control_char(c) {
         return format!("the control character U+{:04X} is not text a reader sees (a renderer shows NUL as U+FFFD and the others as nothing, so the page and the text differ); remove it", c as u32);
     }
@@ -304,35 +305,24 @@ fn is_hidden_char(c: char) -> bool {
     is_format_char(c) || is_control_char(c)
 }
 
-/// The first Cf or Cc character written literally (a BOM at the very start is
-/// allowed): line, column (bytes, 1-based) and the character.
+/// The first Cf or Cc character written literally (a BOM at the very
+/// start is allowed), or v1.1 a CR not followed by LF: line (counted at
+/// LF), column (bytes, 1-based) and the character.
 fn literal_format_char(text: &str) -> Option<(usize, usize, char)> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let skip = text.len() - body.len();
     let (mut line, mut start) = (1, 0);
+    let lone_cr = |i: usize| body.as_bytes().get(i + 1) != Some(&b'\n');
     for (i, c) in body.char_indices() {
         if c == '\n' {
             line += 1;
             start = i + 1;
-        } else if is_hidden_char(c) {
+        } else if is_hidden_char(c) || (c == '\r' && lone_cr(i)) {
             let col = i - start + 1 + if line == 1 { skip } else { 0 };
             return Some((line, col, c));
         }
     }
     None
-}
-
-/// v1.1: the first CR not followed by LF: line and column (bytes,
-/// 1-based), lines counted at LF.
-fn lone_cr(text: &str) -> Option<(usize, usize)> {
-    let b = text.as_bytes();
-    let at = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
-    let line = 1 + b[..at].iter().filter(|c| **c == b'\n').count();
-    let start = b[..at]
-        .iter()
-        .rposition(|c| *c == b'\n')
-        .map_or(0, |p| p + 1);
-    Some((line, at - start + 1))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

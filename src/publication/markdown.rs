@@ -371,9 +371,9 @@ fn block<'a>(
                 b.tree.blocks.push(mk(kind, text, Vec::new(), marks));
             }
             NodeValue::CodeBlock(cb) => {
-                // Its lines end as cmark-gfm writes them: a CR LF or a lone
-                // CR (a line ending in CommonMark) is a LF.
-                let text = cb.literal.replace("\r\n", "\n").replace('\r', "\n");
+                // Its lines end as cmark-gfm writes them: a CR LF is a LF
+                // (a lone CR is refused before the parse).
+                let text = cb.literal.replace("\r\n", "\n");
                 // A fenced block's content starts on the line after the fence.
                 let first = line + usize::from(cb.fenced);
                 let mut marks = vec![(0, first)];

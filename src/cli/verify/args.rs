@@ -7,9 +7,8 @@ use clap::ValueEnum;
 use proofpack::digest::Sha256Digest;
 use proofpack::qualify::schema::MAX_SMALL_FILE;
 
-use crate::cli::filekind::{read_as, Want};
-
 use crate::cli::bundle_args::LimitArgs;
+use crate::cli::filekind::{read_as, Want};
 
 /// How to print the recomputed table.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
