@@ -82,19 +82,6 @@ fn failed(v: &Value) -> Vec<String> {
         .collect()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            copy_tree(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap()
 }
@@ -250,7 +237,7 @@ fn without_a_seal_the_bag_has_no_bagging_date_and_a_mismatched_seal_writes_nothi
 
     // A seal of other bytes: seal.structure fails, exit 1, nothing written.
     let run = tmp.path().join("run");
-    copy_tree(&Path::new(SAMPLE).join("run").join(NAME), &run);
+    common::copy_tree(&Path::new(SAMPLE).join("run").join(NAME), &run);
     std::fs::write(run.join("notes.txt"), "another run\n").unwrap();
     let other = tmp.path().join("other.tgz");
     let (code, out, err) = proofpack(&[
@@ -486,7 +473,7 @@ fn structure_problems_proofpack_refuses() {
 fn a_bag_bagit_python_writes_of_a_run_directory_verifies_as_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     let bag = tmp.path().join("bag");
-    copy_tree(&Path::new(SAMPLE).join("run").join(NAME), &bag);
+    common::copy_tree(&Path::new(SAMPLE).join("run").join(NAME), &bag);
     let out = Command::new(common::python())
         .args(["-m", "bagit", "--sha256", "--sha512"])
         .arg(&bag)

@@ -23,25 +23,13 @@ use bundle_support::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use harness::{hash_reader, Entry};
 use proofpack::bundle::Limits;
 use serde_json::Value;
-
-fn corpus(name: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(name);
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the corpus is committed)", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files
-}
 
 /// Bundles written by other tools for ordinary files: (name, bytes).
 fn written_bundles(d: &Path) -> Vec<(String, Vec<u8>)> {
@@ -349,9 +337,9 @@ fn python_gnu_tar_and_the_tar_crate_read_what_proofpack_accepts_the_same_way() {
     let d = tempfile::tempdir().unwrap();
     let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
     for name in ["bundle_reader", "bundle_differential"] {
-        for p in corpus(name) {
-            if let Some(b) = harness::input_bundle(&fs::read(&p).unwrap()) {
-                inputs.push((p.display().to_string(), b));
+        for (file, data) in common::corpus::inputs(name) {
+            if let Some(b) = harness::input_bundle(&data) {
+                inputs.push((format!("{name}/{file}"), b));
             }
         }
     }
@@ -495,15 +483,6 @@ fn python_gnu_tar_and_the_tar_crate_read_what_proofpack_accepts_the_same_way() {
 
 #[test]
 fn differential_fuzz_corpus_replays() {
-    let files = corpus("bundle_differential");
-    for p in &files {
-        let data = fs::read(p).unwrap();
-        let r = std::panic::catch_unwind(|| harness::run(&data));
-        assert!(r.is_ok(), "corpus input {} panicked", p.display());
-    }
-    assert!(
-        files.len() >= 10,
-        "expected the committed corpus, found {}",
-        files.len()
-    );
+    let n = common::replay_corpus("bundle_differential", harness::run);
+    assert!(n >= 10, "expected the committed corpus, found {n}");
 }

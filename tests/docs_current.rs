@@ -11,6 +11,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::ids;
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -186,71 +187,10 @@ fn the_auditors_guide_shows_what_verify_prints_on_the_sample() {
 }
 
 /// The documented id patterns: the backticked ids of the first column of
-/// docs/checks.md's tables; `.x` continues the id before it (its last
-/// `.` part replaced), `<...>` stands for any text.
+/// docs/checks.md's tables (see [`ids::table_ids`]).
 fn documented() -> Vec<String> {
     let text = std::fs::read_to_string(root().join("docs/checks.md")).unwrap();
-    let mut ids: Vec<String> = Vec::new();
-    for line in text.lines() {
-        if !line.starts_with('|') || line.starts_with("|---") || line.starts_with("| id") {
-            continue;
-        }
-        let first = line.split('|').nth(1).unwrap_or("");
-        for tok in first.split('`').skip(1).step_by(2) {
-            let id = match (tok.strip_prefix('.'), ids.last()) {
-                (Some(_), Some(prev)) => {
-                    let stem = prev.rsplit_once('.').map_or(prev.as_str(), |(s, _)| s);
-                    format!("{stem}{tok}")
-                }
-                _ => tok.to_string(),
-            };
-            ids.push(id);
-        }
-    }
-    ids
-}
-
-/// `id` matches `pattern`: literal text, with each `<...>` one or more
-/// characters.
-fn id_matches(pattern: &str, id: &str) -> bool {
-    match pattern.find('<') {
-        None => pattern == id,
-        Some(open) => {
-            let Some(len) = pattern[open..].find('>') else {
-                return pattern == id;
-            };
-            let (lit, rest) = (&pattern[..open], &pattern[open + len + 1..]);
-            let Some(tail) = id.strip_prefix(lit) else {
-                return false;
-            };
-            (1..=tail.len())
-                .filter(|&n| tail.is_char_boundary(n))
-                .any(|n| id_matches(rest, &tail[n..]))
-        }
-    }
-}
-
-fn ids_of(json: &str, what: &str) -> Vec<String> {
-    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{what}: {e}\n{json}"));
-    v["checks"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{what}: not a report"))
-        .iter()
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let rel = e.path().strip_prefix(from).unwrap();
-        let dest = to.join(rel);
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
+    ids::table_ids(&text, |id| !id.contains([' ', '"']))
 }
 
 #[test]
@@ -296,6 +236,38 @@ fn checks_md_documents_every_id_verify_emits() {
             ],
         ),
     ];
+    // The sample as a bag (every bag check), and a real vLLM result file
+    // checked on its own (the result checks).
+    let bags = common::bag::sample_bags(&d.path().join("bags"));
+    for (what, bag) in ["the sample as a bag", "the bag with SHA-512 manifests"]
+        .iter()
+        .zip(&bags)
+    {
+        runs.push((
+            what.to_string(),
+            vec![
+                "verify".into(),
+                s(bag),
+                "--trust".into(),
+                TRUST.into(),
+                "--json".into(),
+            ],
+        ));
+    }
+    for file in [
+        "lambdalabs-benchmark-serving-2024.json",
+        "tokenkaki-vllm-bench-serve-0.19.1.json",
+    ] {
+        runs.push((
+            format!("results check of {file}"),
+            vec![
+                "results".into(),
+                "check".into(),
+                format!("testdata/peers/real/{file}"),
+                "--json".into(),
+            ],
+        ));
+    }
     // Forged copies of the run directory, each verified with the write-up.
     type Forgery = (&'static str, fn(&Path));
     let forgeries: [Forgery; 5] = [
@@ -325,7 +297,7 @@ fn checks_md_documents_every_id_verify_emits() {
         let dir = d
             .path()
             .join(format!("f{i}/kimi-k3-mi355x-20260923-sample"));
-        copy_tree(&sample_run, &dir);
+        common::copy_tree(&sample_run, &dir);
         forge(&dir);
         runs.push((
             what.to_string(),
@@ -342,17 +314,46 @@ fn checks_md_documents_every_id_verify_emits() {
     }
     let mut undocumented = std::collections::BTreeMap::<String, String>::new();
     let mut seen = 0;
+    let mut emitted = std::collections::BTreeSet::<String>::new();
     for (what, args) in &runs {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, json) = run(&args);
         assert!(code == 0 || code == 1, "{what}: exit {code}\n{json}");
-        for id in ids_of(&json, what) {
+        for id in ids::of_report(&json, what) {
             seen += 1;
-            if !patterns.iter().any(|p| id_matches(p, &id)) {
-                undocumented.entry(id).or_insert_with(|| what.clone());
+            if !patterns.iter().any(|p| ids::matches(p, &id)) {
+                undocumented
+                    .entry(id.clone())
+                    .or_insert_with(|| what.clone());
             }
+            emitted.insert(id);
         }
     }
+    // The other way round: a documented id that none of these runs emitted
+    // must at least be spelled in the source (its literal parts, in the
+    // code that formats it); one that is not is a check the binary cannot
+    // emit, documented in vain.
+    let source = ids::source_text();
+    let emitted: Vec<String> = emitted.into_iter().collect();
+    let (_, never) = ids::unmatched(&patterns, &emitted);
+    let stale: Vec<&String> = never
+        .iter()
+        .filter(|p| {
+            ids::literal_parts(p)
+                .iter()
+                .any(|part| !source.contains(part.as_str()))
+        })
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "docs/checks.md documents ids that no run emitted and no source file spells: {stale:?}"
+    );
+    assert!(
+        never.len() * 2 < patterns.len(),
+        "most documented ids are emitted by these runs; only {} of {} were",
+        patterns.len() - never.len(),
+        patterns.len()
+    );
     assert!(seen > 500, "only {seen} checks seen");
     assert!(
         undocumented.is_empty(),
@@ -367,10 +368,10 @@ fn checks_md_documents_every_id_verify_emits() {
 
 #[test]
 fn the_id_matcher_reads_the_patterns_as_documented() {
-    assert!(id_matches("point:<name>.count", "point:rate-0.5.count"));
-    assert!(!id_matches("point:<name>.count", "point:.count"));
-    assert!(!id_matches("point:<name>.count", "point:rate-0.5.counts"));
-    assert!(id_matches("bundle.sha256", "bundle.sha256"));
+    assert!(ids::matches("point:<name>.count", "point:rate-0.5.count"));
+    assert!(!ids::matches("point:<name>.count", "point:.count"));
+    assert!(!ids::matches("point:<name>.count", "point:rate-0.5.counts"));
+    assert!(ids::matches("bundle.sha256", "bundle.sha256"));
     assert!(line_matches(
         "PASS seal  signed by 962a...6dab (release)",
         "PASS seal  signed by 962a2679bb6dab (release)"

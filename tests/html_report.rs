@@ -13,24 +13,12 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use qualify_support::common::{output_ok, python};
+use qualify_support::common::{node_modules, output_ok, python};
 use qualify_support::*;
 use serde_json::Value;
 
 fn os(s: &str) -> &OsStr {
     OsStr::new(s)
-}
-
-fn node_modules() -> PathBuf {
-    let p = std::env::var_os("PROOFPACK_TEST_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/js/node_modules"));
-    assert!(
-        p.join("playwright-core").exists(),
-        "playwright-core is not in {}: run scripts/test.sh (it installs it and Debian's chromium)",
-        p.display()
-    );
-    p
 }
 
 /// Verifies with --json and --html; (exit code, JSON report, HTML path).

@@ -1,4 +1,4 @@
-//! Replays the corpora of the parser fuzz targets (fuzz/corpus/manifest_parse,
+//! Replays the corpora of the parser fuzz targets (fuzz/corpus/manifest_parse.tgz,
 //! envelope_verify and qualification_parse) through the same harnesses as the
 //! cargo-fuzz targets, on stable: no input may panic or break an invariant.
 
@@ -6,8 +6,6 @@
 mod harness_parsers;
 
 mod common;
-
-use std::path::Path;
 
 use common::replay_corpus as replay;
 
@@ -37,10 +35,7 @@ fn the_seed_envelope_verifies_under_the_fuzz_key() {
         vec![Role::Engine],
         None,
     )]);
-    let seed = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/envelope_verify/seed-valid"),
-    )
-    .unwrap();
+    let seed = common::corpus::input("envelope_verify", "seed-valid");
     assert!(proofpack::attest::verify_envelope(&seed, &t, Role::Engine, 1).is_ok());
     assert!(proofpack::attest::verify_envelope(&seed, &t, Role::Release, 1).is_err());
 }

@@ -230,6 +230,43 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "8:",
             "two backslashes",
         ),
+        // Neither Cf nor Cc, yet blank or nothing on the page; Rust and
+        // Python count U+2028 as white space, cmark-gfm as text.
+        (
+            "a Hangul filler in a number",
+            "| 0.433 request/s",
+            "| 0.4\u{3164}33 request/s",
+            "25:",
+            "U+3164 shows as blank space or as nothing",
+        ),
+        (
+            "the blank braille pattern in a label",
+            "| Model | moonshotai/Kimi-K3 |",
+            "| Model\u{2800} | moonshotai/Kimi-K3 |",
+            "8:",
+            "U+2800",
+        ),
+        (
+            "a line separator inside a number",
+            "| 0.433 request/s",
+            "| 0.4\u{2028}33 request/s",
+            "25:",
+            "U+2028",
+        ),
+        (
+            "a combining mark over a digit",
+            "| 0.433 request/s",
+            "| 0.43\u{0338}3 request/s",
+            "25:",
+            "the combining mark U+0338 is drawn over '3'",
+        ),
+        (
+            "a combining mark written as a character reference",
+            "| 0.433 request/s",
+            "| 0.43&#x338;3 request/s",
+            "25:",
+            "U+0338 is drawn over '3', so a reader sees another character than the text holds; remove it (or write the letter precomposed) (written as a character reference)",
+        ),
     ] {
         std::fs::write(&p.path, &honest).unwrap();
         p.edit(from, to);

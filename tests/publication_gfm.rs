@@ -10,6 +10,8 @@
 #[path = "../fuzz/harness_gfm.rs"]
 mod harness_gfm;
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use harness_gfm::{compare, Oracle};
@@ -247,16 +249,10 @@ fn variants_that_render_the_same_text_read_the_same_and_others_do_not() {
 
 #[test]
 fn the_fuzz_corpus_replays() {
-    let dir = root().join("fuzz/corpus/publication_gfm");
     let mut oracle = Oracle::new(&root());
     let mut n = 0;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for f in files {
-        harness_gfm::run(&mut oracle, &std::fs::read(&f).unwrap());
+    for (_, data) in common::corpus::inputs("publication_gfm") {
+        harness_gfm::run(&mut oracle, &data);
         n += 1;
     }
     assert!(n >= 10, "{n} corpus inputs");

@@ -130,12 +130,77 @@ fn the_page_shows_the_write_up_as_gfm_renders_it_with_every_statement_marked_onc
         );
     }
     assert!(page.contains("data-statement=\"publication:statement:24.3\" data-found="));
-    // The section's text is cmark-gfm's rendering of the write-up.
-    let text = p.text();
-    let (md, _) = markdown::prepass(&text);
+    // The section's text is cmark-gfm's rendering of the write-up, in the
+    // page's markup and as Chromium lays it out.
+    let theirs = gfm_blocks(&p.text());
+    assert!(theirs.len() >= 8, "{theirs:?}");
+    assert_eq!(page_blocks(&page), theirs);
+    let dom = qualify_support::common::browser("writeup_dom.js", &[html.as_os_str()]);
+    assert_eq!(dom["error"], Value::Null, "{dom}");
+    let shown: Vec<Value> = dom["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| match b {
+            Value::Array(rows) => serde_json::json!(rows
+                .iter()
+                .map(|r| r
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| squash(c.as_str().unwrap()))
+                    .collect::<Vec<_>>())
+                .collect::<Vec<_>>()),
+            b => Value::String(squash(b.as_str().unwrap())),
+        })
+        .collect();
+    assert_eq!(shown, theirs, "the write-up as Chromium shows it");
+    // In the browser too: every statement once, visible, in the write-up,
+    // with the class of its outcome and a link to a row that exists.
+    let rows: Vec<&str> = dom["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    let marked = dom["statements"].as_array().unwrap();
+    let mut statements = 0;
+    for c in o.report["checks"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        if !id.starts_with("publication:statement:") {
+            continue;
+        }
+        statements += 1;
+        let on_page: Vec<&Value> = marked.iter().filter(|m| m["id"] == id).collect();
+        assert_eq!(on_page.len(), 1, "{id} in the browser: {on_page:?}");
+        let m = on_page[0];
+        let cls = match c["ok"] {
+            Value::Bool(true) => "claim pass",
+            Value::Bool(false) => "claim fail",
+            _ => "claim skip",
+        };
+        assert!(m["cls"].as_str().unwrap().contains(cls), "{id}: {m}");
+        assert_eq!(m["visible"], true, "{id}: {m}");
+        assert_eq!(m["in_writeup"], true, "{id}: {m}");
+        let row = format!("check-{id}");
+        assert_eq!(m["row"], row.as_str(), "{id}: {m}");
+        assert!(
+            rows.contains(&row.as_str()),
+            "{id} has no row in the browser"
+        );
+    }
+    assert_eq!(marked.len(), statements, "marked on the page: {marked:?}");
+    assert!(statements >= 8, "{statements} statements");
+}
+
+/// The blocks of the write-up as cmark-gfm renders them (tests/gfm_view.py):
+/// a table as its cells' texts, any other block as its text, whitespace
+/// squashed.
+fn gfm_blocks(text: &str) -> Vec<Value> {
+    let (md, _) = markdown::prepass(text);
     let mut oracle = harness_gfm::Oracle::new(Path::new(env!("CARGO_MANIFEST_DIR")));
     let theirs = oracle.view(md.as_bytes());
-    let theirs: Vec<Value> = theirs
+    theirs
         .as_array()
         .unwrap()
         .iter()
@@ -154,7 +219,5 @@ fn the_page_shows_the_write_up_as_gfm_renders_it_with_every_statement_marked_onc
             "code_block" => Value::String(squash(b["text"].as_str().unwrap())),
             _ => Value::String(squash(b["text"].as_str().unwrap_or(""))),
         })
-        .collect();
-    assert!(theirs.len() >= 8, "{theirs:?}");
-    assert_eq!(page_blocks(&page), theirs);
+        .collect()
 }

@@ -138,8 +138,8 @@ impl Document {
             column,
             what,
         };
-        if let Some((line, column, c)) = literal_format_char(text) {
-            return Err(refuse(line, column, format_char(c)));
+        if let Some((line, column, what)) = literal_format_char(text) {
+            return Err(refuse(line, column, what));
         }
         let tree = markdown::parse(text).map_err(|e| PublicationError::Unreadable {
             path: origin.into(),
@@ -290,7 +290,41 @@ fn format_char(c: char) -> String {
     if is_control_char(c) {
         return format!("the control character U+{:04X} is not text a reader sees (a renderer shows NUL as U+FFFD and the others as nothing, so the page and the text differ); remove it", c as u32);
     }
+    if is_blank_lookalike(c) {
+        return format!("the character U+{:04X} shows as blank space or as nothing (a Hangul filler, the blank braille pattern, or a line or paragraph separator that some readers break at and others do not), so what a reader sees and the text differ; remove it", c as u32);
+    }
     format!("the invisible format character U+{:04X} (Unicode category Cf: zero-width, joiner, bidi control or soft hyphen) can hide or reorder what a reader sees; remove it", c as u32)
+}
+
+/// v1.1: characters that are neither Cf nor Cc but show as blank space or
+/// as nothing: the Hangul fillers, the blank braille pattern, and the line
+/// and paragraph separators (white space to some readers, a line break to
+/// others, ordinary text to cmark-gfm).
+pub fn is_blank_lookalike(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x115F | 0x1160 | 0x2028 | 0x2029 | 0x2800 | 0x3164 | 0xFFA0
+    )
+}
+
+/// v1.1: the first combining mark drawn over an ASCII character (a digit,
+/// letter or sign with a mark on it reads as another character while the
+/// text still holds the plain one): its byte offset, the mark and the base.
+fn mark_over_ascii(text: &str) -> Option<(usize, char, char)> {
+    let mut prev = None;
+    for (i, c) in text.char_indices() {
+        if let Some(base) = prev.filter(|b: &char| b.is_ascii() && !b.is_ascii_control()) {
+            if unicode_normalization::char::is_combining_mark(c) {
+                return Some((i, c, base));
+            }
+        }
+        prev = Some(c);
+    }
+    None
+}
+
+fn mark_message(mark: char, base: char) -> String {
+    format!("the combining mark U+{:04X} is drawn over {base:?}, so a reader sees another character than the text holds; remove it (or write the letter precomposed)", mark as u32)
 }
 
 /// v1.1: a C0 control other than tab, line feed and carriage return, DEL,
@@ -302,25 +336,33 @@ pub fn is_control_char(c: char) -> bool {
 /// A character no write-up may hold: a format character (Cf) or a
 /// control character (Cc) other than tab and line endings.
 fn is_hidden_char(c: char) -> bool {
-    is_format_char(c) || is_control_char(c)
+    is_format_char(c) || is_control_char(c) || is_blank_lookalike(c)
 }
 
-/// The first Cf or Cc character written literally (a BOM at the very
+/// The first Cf or Cc character written literally (v1.1 also a blank
+/// look-alike, or a combining mark over an ASCII character; a BOM at the very
 /// start is allowed), or v1.1 a CR not followed by LF: line (counted at
 /// LF), column (bytes, 1-based) and the character.
-fn literal_format_char(text: &str) -> Option<(usize, usize, char)> {
+fn literal_format_char(text: &str) -> Option<(usize, usize, String)> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let skip = text.len() - body.len();
     let (mut line, mut start) = (1, 0);
     let lone_cr = |i: usize| body.as_bytes().get(i + 1) != Some(&b'\n');
+    let mut prev = '\n';
     for (i, c) in body.char_indices() {
+        let col = || i - start + 1 + if line == 1 { skip } else { 0 };
         if c == '\n' {
             line += 1;
             start = i + 1;
         } else if is_hidden_char(c) || (c == '\r' && lone_cr(i)) {
-            let col = i - start + 1 + if line == 1 { skip } else { 0 };
-            return Some((line, col, c));
+            return Some((line, col(), format_char(c)));
+        } else if prev.is_ascii()
+            && !prev.is_ascii_control()
+            && unicode_normalization::char::is_combining_mark(c)
+        {
+            return Some((line, col(), mark_message(c, prev)));
         }
+        prev = c;
     }
     None
 }
@@ -376,6 +418,16 @@ fn check_text(b: &RawBlock, origin: &str) -> Result<(), PublicationError> {
                 line,
                 column,
                 format!("{} (written as a character reference)", format_char(c)),
+            ));
+        }
+        if let Some((_, mark, base)) = mark_over_ascii(text) {
+            return Err(refuse(
+                line,
+                column,
+                format!(
+                    "{} (written as a character reference)",
+                    mark_message(mark, base)
+                ),
             ));
         }
         if let Some((w, c)) = mixed_script(text) {

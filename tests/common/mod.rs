@@ -3,6 +3,10 @@
 //! `--json` run read as the contract's report.
 #![allow(dead_code)]
 
+pub mod bag;
+pub mod corpus;
+pub mod ids;
+
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -185,21 +189,60 @@ pub fn proofpack_out<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, Str
     )
 }
 
-/// Replays the committed corpus `fuzz/corpus/<target>` through a fuzz
+/// Replays the committed corpus of `target` (see [`corpus`]) through a fuzz
 /// harness on stable: no input may panic. Returns how many inputs ran.
 pub fn replay_corpus(target: &str, run: fn(&[u8])) -> usize {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(target);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the corpus is committed)", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for p in &files {
-        let data = std::fs::read(p).unwrap();
-        let r = std::panic::catch_unwind(|| run(&data));
-        assert!(r.is_ok(), "corpus input {} panicked", p.display());
+    let inputs = corpus::inputs(target);
+    for (name, data) in &inputs {
+        let r = std::panic::catch_unwind(|| run(data));
+        assert!(r.is_ok(), "corpus input {target}/{name} panicked");
     }
-    files.len()
+    inputs.len()
+}
+
+/// Copies the directory tree `from` to `to` (created), files and folders.
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Where scripts/test.sh installed playwright-core (it drives Debian's
+/// chromium): `PROOFPACK_TEST_NODE_MODULES`, else `target/js/node_modules`.
+/// Without it the browser tests fail, naming the fix.
+pub fn node_modules() -> PathBuf {
+    let p = std::env::var_os("PROOFPACK_TEST_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/js/node_modules")
+        });
+    assert!(
+        p.join("playwright-core").exists(),
+        "playwright-core is not in {}: run scripts/test.sh (it installs it and Debian's chromium)",
+        p.display()
+    );
+    p
+}
+
+/// Runs the browser script `tests/browser/<script>` with `args` under node;
+/// the JSON it prints.
+pub fn browser(script: &str, args: &[&std::ffi::OsStr]) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/browser")
+        .join(script);
+    let out = output_ok(
+        std::process::Command::new("node")
+            .arg(path)
+            .args(args)
+            .env("NODE_PATH", node_modules()),
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{script}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
