@@ -240,19 +240,6 @@ fn ids_of(json: &str, what: &str) -> Vec<String> {
         .collect()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let rel = e.path().strip_prefix(from).unwrap();
-        let dest = to.join(rel);
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
-
 #[test]
 fn checks_md_documents_every_id_verify_emits() {
     let patterns = documented();
@@ -311,21 +298,13 @@ fn checks_md_documents_every_id_verify_emits() {
         ("a host report removed", |r| {
             std::fs::remove_file(r.join("hosts/mi355x-node-02.qual.example.dsse.json")).unwrap()
         }),
-        ("a client record changed", |r| {
-            let p = r.join("benchmark/rate-1/client.jsonl");
-            let text = std::fs::read_to_string(&p).unwrap();
-            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-            let mut rec: Value = serde_json::from_str(&lines[5]).unwrap();
-            rec["status"] = Value::from("error");
-            lines[5] = rec.to_string();
-            std::fs::write(&p, lines.join("\n") + "\n").unwrap();
-        }),
+        ("a client record changed", common::change_a_client_record),
     ];
     for (i, (what, forge)) in forgeries.iter().enumerate() {
         let dir = d
             .path()
             .join(format!("f{i}/kimi-k3-mi355x-20260923-sample"));
-        copy_tree(&sample_run, &dir);
+        common::copy_tree(&sample_run, &dir);
         forge(&dir);
         runs.push((
             what.to_string(),
