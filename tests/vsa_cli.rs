@@ -552,3 +552,68 @@ fn independent_readers_verify_the_signature_and_parse_the_summary() {
         String::from_utf8_lossy(&failed.stderr)
     );
 }
+
+#[test]
+fn an_auditor_key_in_the_verifiers_trust_file_changes_no_other_check() {
+    // One trust file for everything: the sample's engine, release and host
+    // keys plus an auditor key. `verify` reads it and holds as before, and
+    // the auditor key signs the summary that the same file then checks.
+    let dir = tempfile::tempdir().unwrap();
+    let (key, public) = key_gen(dir.path(), "auditor");
+    let trust = key_trust(
+        dir.path(),
+        "all.json",
+        &["--from", s(&sample("trust.json")), "--auditor", s(&public)],
+    );
+    let text = std::fs::read_to_string(&trust).unwrap();
+    assert!(text.contains("\"auditor\""), "{text}");
+    let vsa = dir.path().join("v.dsse.json");
+    let (code, _, err) = proofpack_out(&[
+        "verify",
+        s(&sample(BUNDLE_NAME)),
+        "--pins",
+        s(&sample("pins.json")),
+        "--trust",
+        s(&trust),
+        "--vsa",
+        s(&vsa),
+        "--vsa-key",
+        s(&key),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let p = &statement(&vsa)["predicate"];
+    assert_eq!(
+        p["verifiedLevels"],
+        json!(["PROOFPACK_BUNDLE", "PROOFPACK_SEAL", "PROOFPACK_PINS"])
+    );
+    assert_eq!(p[INPUTS_FIELD][0]["digest"]["sha256"], sha(&trust));
+    assert_eq!(p[INPUTS_FIELD][1]["name"], "pins");
+    let out = attest_verify(
+        &vsa,
+        &trust,
+        "auditor",
+        &["--subject", s(&sample(BUNDLE_NAME))],
+    );
+    out.assert_ok();
+    // The release key of the same file does not vouch for the summary.
+    let seal = sample(&format!("{BUNDLE_NAME}.seal.dsse.json"));
+    attest_verify(&seal, &trust, "auditor", &[]).assert_fails(
+        "attestation",
+        "0 distinct key(s) trusted for auditor verified",
+    );
+    // Every id attest verify reported is documented.
+    let docs = ["docs/checks.md", "docs/attestations.md"]
+        .map(|d| {
+            std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(d)).unwrap()
+        })
+        .join("\n");
+    for c in out.report["checks"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        let id = if id.starts_with("signature:") {
+            "signature:<keyid>"
+        } else {
+            id
+        };
+        assert!(docs.contains(&format!("`{id}`")), "{id} is not documented");
+    }
+}
