@@ -358,6 +358,16 @@ fn a_changed_summary_or_the_wrong_key_or_role_fails_naming_the_check() {
     let (code, err) = resign(d, &w.key, VSA_TYPE, &broken, &d.join("broken.dsse.json"));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("verificationResult is missing"), "{err}");
+    // Signed anyway (with the library), it fails `predicate`, and its
+    // result is not read.
+    let signer = proofpack::keys::load_signing_key(&w.key).unwrap();
+    let st = proofpack::attest::Statement::parse(broken.to_string().as_bytes()).unwrap();
+    let signed = d.join("broken-signed.dsse.json");
+    std::fs::write(&signed, proofpack::attest::sign_statement(&st, &[&signer])).unwrap();
+    let out = attest_verify(&signed, &w.trust, "auditor", &[]);
+    out.assert_fails("predicate", "verificationResult is missing");
+    assert_eq!(out.check("vsa.type")["ok"], true);
+    assert!(!out.stdout.contains("vsa.result"), "{}", out.stdout);
 }
 
 #[test]
@@ -551,6 +561,29 @@ fn independent_readers_verify_the_signature_and_parse_the_summary() {
         "{}",
         String::from_utf8_lossy(&failed.stderr)
     );
+}
+
+#[test]
+fn a_structure_only_verification_claims_the_structure_level_only() {
+    let w = written();
+    let vsa = w.dir.path().join("structure.dsse.json");
+    let (code, _, err) = proofpack_out(&[
+        "verify",
+        s(&sample(BUNDLE_NAME)),
+        "--structure-only",
+        "--vsa",
+        s(&vsa),
+        "--vsa-key",
+        s(&w.key),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let p = &statement(&vsa)["predicate"];
+    // No trust file: the seal's signature was not checked, so no seal level;
+    // the qualification was not read, so only the seal is an input.
+    assert_eq!(p["verifiedLevels"], json!(["PROOFPACK_BUNDLE_STRUCTURE"]));
+    assert_eq!(p[INPUTS_FIELD], json!([]));
+    assert_eq!(p["inputAttestations"].as_array().unwrap().len(), 1);
+    attest_verify(&vsa, &w.trust, "auditor", &[]).assert_ok();
 }
 
 #[test]

@@ -324,7 +324,8 @@ pub fn vsa_checks(st: &Statement, role: Role, subject: Option<Sha256Digest>) -> 
             .with_values("auditor", role.as_str()),
         });
     }
-    if is_vsa {
+    // An invalid predicate fails `predicate`; its result is not read.
+    if is_vsa && vsa_predicate_problem(st).is_none() {
         let result = st.predicate["verificationResult"]
             .as_str()
             .unwrap_or_default();

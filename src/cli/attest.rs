@@ -416,16 +416,6 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
         println!("{}", report.to_json());
     }
     match &v.result {
-        Ok(_) if vsa_failure.is_some() => {
-            let c = vsa_failure.expect("matched");
-            ui.note(&format!(
-                "attest verify: FAILED, {}: signed by a key trusted for {role}, but check {} failed: {}",
-                a.envelope.display(),
-                c.id,
-                c.detail
-            ));
-            Ok(EXIT_FAILED)
-        }
         Ok(_) if host_problem.is_some() => {
             ui.note(&format!(
                 "attest verify: FAILED, {}: signed by a key trusted for {role}, but {}",
@@ -439,6 +429,16 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
             ui.note(&format!(
                 "attest verify: FAILED, {}: signed, but its predicate is not valid: {why}",
                 a.envelope.display()
+            ));
+            Ok(EXIT_FAILED)
+        }
+        Ok(_) if vsa_failure.is_some() => {
+            let (id, why) = vsa_failure
+                .map(|c| (c.id.as_str(), c.detail.as_str()))
+                .unwrap_or_default();
+            ui.note(&format!(
+                "attest verify: FAILED, {}: signed by a key trusted for {role}, but check {id} failed: {why}",
+                a.envelope.display(),
             ));
             Ok(EXIT_FAILED)
         }
