@@ -438,6 +438,19 @@ fn the_vsa_flags_are_checked_before_any_verification() {
         assert!(!err.contains(" checks ("), "{args:?}: {err}");
         assert!(!missing.exists() && !out_path.exists());
     }
+    let (code, out, err) = proofpack_out(&[
+        "verify",
+        s(&bundle),
+        "--trust",
+        s(&trust),
+        "--vsa-key",
+        s(key),
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.is_empty() && err.contains("--vsa-key is given without --vsa"),
+        "{err}"
+    );
 }
 
 /// securesystemslib and `cryptography` check the DSSE signature (PAE by
