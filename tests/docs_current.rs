@@ -283,15 +283,7 @@ fn checks_md_documents_every_id_verify_emits() {
         ("a host report removed", |r| {
             std::fs::remove_file(r.join("hosts/mi355x-node-02.qual.example.dsse.json")).unwrap()
         }),
-        ("a client record changed", |r| {
-            let p = r.join("benchmark/rate-1/client.jsonl");
-            let text = std::fs::read_to_string(&p).unwrap();
-            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-            let mut rec: Value = serde_json::from_str(&lines[5]).unwrap();
-            rec["status"] = Value::from("error");
-            lines[5] = rec.to_string();
-            std::fs::write(&p, lines.join("\n") + "\n").unwrap();
-        }),
+        ("a client record changed", common::change_a_client_record),
     ];
     for (i, (what, forge)) in forgeries.iter().enumerate() {
         let dir = d

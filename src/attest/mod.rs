@@ -30,7 +30,8 @@
 //! error type; `dsse` the envelope wire format, PAE and base64; `statement`
 //! the in-toto Statement; `sign` signing; `verify` verification, thresholds
 //! and [`Verified`]; `predicate` the engine and seal predicates;
-//! `subject_spec` subjects given on the command line.
+//! `subject_spec` subjects given on the command line; `vsa` (v1.1) the
+//! SLSA verification summary that `verify --vsa` signs.
 
 use crate::keys::Role;
 
@@ -40,6 +41,7 @@ mod sign;
 mod statement;
 mod subject_spec;
 mod verify;
+mod vsa;
 
 pub use dsse::{decode_base64, pae, read_envelope_file};
 pub use predicate::{
@@ -51,6 +53,12 @@ pub use subject_spec::{subject_from_file, subject_from_spec, SubjectSpecError};
 pub use verify::{
     inspect_envelope, verify_envelope, verify_envelope_detailed, EnvelopeVerification,
     SignatureOutcome, SignatureStatus, Unverified, Verified,
+};
+pub use vsa::{
+    policy_digest, uri_reference, verifier_id, vsa_checks, vsa_predicate_problem, VsaSummary,
+    FAILED, LEVEL_BUNDLE, LEVEL_BUNDLE_STRUCTURE, LEVEL_PINS, LEVEL_PUBLICATION,
+    LEVEL_PUBLICATION_ALL, LEVEL_SEAL, PASSED, POLICY_INPUTS_FIELD, POLICY_URI, VERIFIER_ID_PREFIX,
+    VSA_PREDICATE_TYPE,
 };
 
 /// DSSE payload type of an in-toto Statement.

@@ -235,10 +235,13 @@ mod count {
     }
 }
 
-/// Why a Statement of a predicate type proofpack defines (engine, seal)
-/// carries an invalid predicate, if it does; `None` for other types.
+/// Why a Statement of a predicate type proofpack defines or writes (engine,
+/// seal, v1.1 the verification summary) carries an invalid predicate, if it
+/// does; `None` for other types.
 pub fn known_predicate_problem(st: &Statement) -> Option<String> {
     match st.predicate_type.as_str() {
+        super::VSA_PREDICATE_TYPE => super::vsa_predicate_problem(st)
+            .map(|e| format!("invalid {} predicate: {e}", super::VSA_PREDICATE_TYPE)),
         ENGINE_PREDICATE_TYPE => EnginePredicate::from_statement(st)
             .err()
             .map(|e| e.to_string()),

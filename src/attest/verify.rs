@@ -15,6 +15,7 @@ use super::dsse::{EnvelopeIn, SignatureIn};
 use super::{
     decode_base64, known_predicate_problem, pae, AttestError, Statement, ENGINE_PREDICATE_TYPE,
     ENVELOPE_MAX_BYTES, IN_TOTO_PAYLOAD_TYPE, MAX_SIGNATURES, SEAL_PREDICATE_TYPE,
+    VSA_PREDICATE_TYPE,
 };
 
 /// A value whose signatures were verified. Only this module can make one.
@@ -485,7 +486,7 @@ impl EnvelopeVerification {
                     checks.push(Check::fail("predicate", p));
                 } else if matches!(
                     st.predicate_type.as_str(),
-                    ENGINE_PREDICATE_TYPE | SEAL_PREDICATE_TYPE
+                    ENGINE_PREDICATE_TYPE | SEAL_PREDICATE_TYPE | VSA_PREDICATE_TYPE
                 ) {
                     checks.push(Check::pass(
                         "predicate",

@@ -217,6 +217,9 @@ pub struct SealOutcome {
     pub present: bool,
     /// True when its signature was checked against trust roots.
     pub signature_checked: bool,
+    /// v1.1: the seal file's name and the SHA-256 of the bytes checked,
+    /// when a seal file was read (an input of a verification summary).
+    pub envelope: Option<(String, Sha256Digest)>,
 }
 
 /// The seal checks for a verified bundle, as `verify` runs them:
@@ -243,6 +246,7 @@ pub fn seal_check(
         checks: vec![c],
         present,
         signature_checked: false,
+        envelope: None,
     };
     let path = match seal {
         Some(p) => p.to_path_buf(),
@@ -295,6 +299,12 @@ pub fn seal_check(
         path: path.clone(),
         source,
     })?;
+    let envelope = Some((
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string()),
+        Sha256Digest::of_bytes(&bytes),
+    ));
     let manifest_digest = v.manifest.as_ref().map(|m| m.digest());
     let totals = match (&v.manifest, v.listed_bytes) {
         (Some(m), Some(b)) => Some((m.len() as u64, b)),
@@ -317,6 +327,7 @@ pub fn seal_check(
             ],
             present: true,
             signature_checked: false,
+            envelope,
         });
     };
     Ok(SealOutcome {
@@ -329,5 +340,6 @@ pub fn seal_check(
         )],
         present: true,
         signature_checked: true,
+        envelope,
     })
 }

@@ -126,11 +126,15 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "TRUST")]
     pub trust: PathBuf,
     /// The role the signing keys must be trusted for.
-    #[arg(long, value_name = "ROLE", default_value = "engine", value_parser = ["engine", "release", "host"])]
+    #[arg(long, value_name = "ROLE", default_value = "engine", value_parser = ["engine", "release", "host", "auditor"])]
     pub role: String,
     /// Distinct trusted keys that must have signed.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub threshold: u64,
+    /// v1.1: the bundle a verification summary (--role auditor) must be
+    /// about: its SHA-256 must be a subject's digest.
+    #[arg(long, value_name = "BUNDLE")]
+    pub subject: Option<PathBuf>,
     /// Print the verification report (JSON) on stdout.
     #[arg(long)]
     pub json: bool,
@@ -362,6 +366,14 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
             Want::Envelope.made()
         );
     }
+    let subject = match &a.subject {
+        Some(p) => Some(
+            proofpack::digest::hash_file(p, &NoProgress)
+                .with_context(|| format!("cannot read --subject {}", p.display()))?
+                .0,
+        ),
+        None => None,
+    };
     let bytes = attest::read_envelope_file(&a.envelope)
         .with_context(|| format!("cannot read {}", a.envelope.display()))?;
     let v = attest::verify_envelope_detailed(&bytes, &trust, role, a.threshold as usize);
@@ -378,6 +390,13 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
         Ok(st) => host_report_problem(st.get()),
         Err(_) => None,
     };
+    // v1.1: the auditor role signs verification summaries only, and a
+    // summary holds only under it (and, with --subject, for that bundle).
+    let vsa_checks = match &v.result {
+        Ok(st) => attest::vsa_checks(st.get(), role, subject),
+        Err(_) => Vec::new(),
+    };
+    let vsa_failure = vsa_checks.iter().find(|c| c.failed());
     if a.json {
         let mut report = v.to_report(&target);
         if let Ok(st) = &v.result {
@@ -390,6 +409,9 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
                     Some(why) => proofpack::report::Check::fail("host_check", why.clone()),
                 });
             }
+        }
+        for c in &vsa_checks {
+            report.push(c.clone());
         }
         println!("{}", report.to_json());
     }
@@ -410,6 +432,16 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
             ));
             Ok(EXIT_FAILED)
         }
+        Ok(_) if vsa_failure.is_some() => {
+            let (id, why) = vsa_failure
+                .map(|c| (c.id.as_str(), c.detail.as_str()))
+                .unwrap_or_default();
+            ui.note(&format!(
+                "attest verify: FAILED, {}: signed by a key trusted for {role}, but check {id} failed: {why}",
+                a.envelope.display(),
+            ));
+            Ok(EXIT_FAILED)
+        }
         Ok(st) => {
             if !a.json {
                 println!("predicateType: {}", st.predicate_type);
@@ -425,6 +457,16 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
                         p.manifest,
                         p.files,
                         p.failed
+                    );
+                }
+                if st.predicate_type == attest::VSA_PREDICATE_TYPE {
+                    let p = &st.predicate;
+                    println!(
+                        "verification summary: {} by {} at {}, levels {}",
+                        p["verificationResult"].as_str().unwrap_or_default(),
+                        p["verifier"]["id"].as_str().unwrap_or_default(),
+                        p["timeVerified"].as_str().unwrap_or("(no time)"),
+                        p["verifiedLevels"]
                     );
                 }
                 for k in st.signers() {

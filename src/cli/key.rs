@@ -59,6 +59,10 @@ pub struct TrustArgs {
     /// Trust this public key for host launch-check reports (repeatable).
     #[arg(long, value_name = "PUBLIC_KEY")]
     pub host: Vec<PathBuf>,
+    /// v1.1: trust this public key for verification summaries, the VSAs
+    /// `verify --vsa` writes (repeatable).
+    #[arg(long, value_name = "PUBLIC_KEY")]
+    pub auditor: Vec<PathBuf>,
     /// Start from the keys of this trust file.
     #[arg(long, value_name = "TRUST")]
     pub from: Option<PathBuf>,
@@ -104,6 +108,7 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
         (Role::Engine, &t.engine),
         (Role::Release, &t.release),
         (Role::Host, &t.host),
+        (Role::Auditor, &t.auditor),
     ] {
         for p in paths {
             let flag = format!("--{role}");
@@ -117,7 +122,7 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
     }
     if list.is_empty() {
         anyhow::bail!(
-            "no keys given; use --engine PUB, --release PUB and/or --host PUB (or --from TRUST)"
+            "no keys given; use --engine PUB, --release PUB, --host PUB and/or --auditor PUB (or --from TRUST)"
         );
     }
     let store = TrustStore::from_keys(list);
@@ -133,8 +138,9 @@ fn run_trust(t: TrustArgs, ui: &Ui) -> Result<i32> {
     let engine = store.keys_for(Role::Engine).count();
     let release = store.keys_for(Role::Release).count();
     let host = store.keys_for(Role::Host).count();
+    let auditor = store.keys_for(Role::Auditor).count();
     ui.note(&format!(
-        "key trust: {} key(s): {engine} for engine, {release} for release, {host} for host",
+        "key trust: {} key(s): {engine} for engine, {release} for release, {host} for host, {auditor} for auditor",
         store.keys().len()
     ));
     Ok(EXIT_OK)

@@ -24,6 +24,7 @@ pub mod shards;
 pub mod streamed;
 pub mod unpack;
 pub mod verify;
+pub mod vsa;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

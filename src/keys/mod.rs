@@ -130,8 +130,8 @@ pub enum KeyError {
         /// The repeated key id.
         keyid: String,
     },
-    /// A role name other than `engine` or `release`.
-    #[error("unknown role {found:?}; roles are \"engine\", \"release\" and \"host\"")]
+    /// A role name other than `engine`, `release`, `host` or `auditor`.
+    #[error("unknown role {found:?}; roles are \"engine\", \"release\", \"host\" and \"auditor\"")]
     UnknownRole {
         /// The name found.
         found: String,

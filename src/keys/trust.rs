@@ -31,6 +31,10 @@ pub enum Role {
     /// v1.1: signs host launch-check reports
     /// (`urn:proofpack:predicate:host-check:v1`).
     Host,
+    /// v1.1: signs verification summaries (`verify --vsa`, predicate
+    /// `https://slsa.dev/verification_summary/v1`). Counts for no other
+    /// check: an auditor's key vouches for verdicts, not for evidence.
+    Auditor,
 }
 
 impl Role {
@@ -40,6 +44,7 @@ impl Role {
             Role::Engine => "engine",
             Role::Release => "release",
             Role::Host => "host",
+            Role::Auditor => "auditor",
         }
     }
 }
@@ -57,6 +62,7 @@ impl FromStr for Role {
             "engine" => Ok(Role::Engine),
             "release" => Ok(Role::Release),
             "host" => Ok(Role::Host),
+            "auditor" => Ok(Role::Auditor),
             other => Err(KeyError::UnknownRole {
                 found: other.to_string(),
             }),
@@ -203,7 +209,7 @@ impl TrustStore {
             }
             if k.roles.is_empty() {
                 return Err(bad(format!(
-                    "key #{n} ({computed}) has no roles; give \"engine\", \"release\" and/or \"host\""
+                    "key #{n} ({computed}) has no roles; give \"engine\", \"release\", \"host\" and/or \"auditor\""
                 )));
             }
             let mut roles = Vec::new();
@@ -324,7 +330,7 @@ mod tests {
 
     #[test]
     fn role_names_round_trip() {
-        for r in [Role::Engine, Role::Release] {
+        for r in [Role::Engine, Role::Release, Role::Host, Role::Auditor] {
             assert_eq!(r.to_string().parse::<Role>().unwrap(), r);
         }
         assert!("Engine".parse::<Role>().is_err());

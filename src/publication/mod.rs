@@ -354,6 +354,9 @@ pub struct Publication {
     /// v1.1: every sentence or clause of the prose that states a number,
     /// digest, count or outcome, in order ([`statements`]).
     pub statements: Vec<Statement>,
+    /// v1.1: SHA-256 of the file's bytes, when read from a file
+    /// ([`Publication::read`]); an input of a verification summary.
+    pub source_sha256: Option<Sha256Digest>,
 }
 
 impl Publication {
@@ -376,11 +379,14 @@ impl Publication {
                     reason: other.to_string(),
                 },
             })?;
+        let digest = Sha256Digest::of_bytes(&bytes);
         let text = String::from_utf8(bytes).map_err(|e| PublicationError::Unreadable {
             path: path.into(),
             reason: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
         })?;
-        Publication::parse(&text, &path.display().to_string())
+        let mut p = Publication::parse(&text, &path.display().to_string())?;
+        p.source_sha256 = Some(digest);
+        Ok(p)
     }
 
     /// Parses write-up text; `origin` names it in errors.
@@ -408,6 +414,7 @@ impl Publication {
             points,
             bundle,
             document,
+            source_sha256: None,
         })
     }
 }

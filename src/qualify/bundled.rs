@@ -102,6 +102,24 @@ pub struct SealRequest<'a> {
     pub structure_only: bool,
 }
 
+/// The engine attestations and host reports the qualification names, as
+/// paths in the bundle with the digests MANIFEST lists for them.
+fn bundled_inputs(
+    q: &super::schema::Qualification,
+    pass1: &crate::bundle::BundleVerification,
+) -> Vec<(String, crate::digest::Sha256Digest)> {
+    let Some(m) = &pass1.manifest else {
+        return Vec::new();
+    };
+    let root = pass1.root.as_deref().unwrap_or_default();
+    q.engines
+        .iter()
+        .map(|e| &e.attestation)
+        .chain(q.host_checks.iter())
+        .filter_map(|rel| m.get(rel).map(|e| (format!("{root}/{rel}"), e.sha256)))
+        .collect()
+}
+
 /// Errors from the bundle layer surface unchanged (exit 2).
 impl From<BundleError> for QualifyError {
     fn from(e: BundleError) -> Self {
@@ -136,6 +154,7 @@ pub fn verify_bundle_file(
     };
     let seal_checks = seal_outcome.checks;
     let mut source = Source {
+        inputs: seal_outcome.envelope.into_iter().collect(),
         bundle_sha256: pass1.bundle_sha256,
         manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
         root: pass1.root.clone(),
@@ -211,6 +230,7 @@ pub fn verify_bundle_file(
         unverifiable_rest(&mut report, opts, &QUALIFICATION_INVALID);
         return Ok(Verification::new(report, opts, &source));
     };
+    source.inputs.extend(bundled_inputs(&q, &pass1));
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan).with_deriver(opts.deriver);
     let mut visitor = Pass2 {

@@ -66,6 +66,7 @@ pub mod run;
 pub mod rundir;
 pub mod schema;
 pub mod sniff;
+pub mod summary;
 pub mod table;
 pub mod verdict;
 pub mod writeup;
@@ -169,6 +170,8 @@ pub struct Source {
     pub structure_only: bool,
     /// What became of the release seal.
     pub seal: verdict::SealState,
+    /// v1.1: the attestations read (see [`Verification::input_attestations`]).
+    pub inputs: Vec<(String, Sha256Digest)>,
 }
 
 /// The outcome of verifying a run.
@@ -192,6 +195,12 @@ pub struct Verification {
     pub structure_only: bool,
     /// What became of the release seal.
     pub seal: verdict::SealState,
+    /// v1.1: the attestations the verification read, for a verification
+    /// summary: the seal (its file name, the SHA-256 of the bytes checked)
+    /// and, once the qualification parsed, each engine attestation and host
+    /// report (its path in the bundle, its digest in MANIFEST, which the
+    /// entry checks compare with the bytes).
+    pub input_attestations: Vec<(String, Sha256Digest)>,
 }
 
 impl Verification {
@@ -208,6 +217,7 @@ impl Verification {
             root: source.root.clone(),
             structure_only: source.structure_only,
             seal: source.seal,
+            input_attestations: source.inputs.clone(),
         }
     }
 }

@@ -23,24 +23,8 @@ pub fn bin() -> assert_cmd::Command {
 
 #[path = "../common/mod.rs"]
 mod common;
-pub use common::python;
-
-/// Runs a Python script with arguments; panics with its output on failure.
-pub fn run_python(script: &str, args: &[&Path]) -> String {
-    let out = std::process::Command::new(python())
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "python failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+#[allow(unused_imports)] // not every test of this support module runs Python
+pub use common::run_python;
 
 /// A deterministic signing key for tests.
 pub fn test_key(seed: u8) -> SigningKey {

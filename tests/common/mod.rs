@@ -81,6 +81,50 @@ pub fn python() -> PathBuf {
     p
 }
 
+/// Copies the tree `from` to `to` (directories created, files copied).
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Forges a copy of the sample's run directory: the sixth client record of
+/// point rate-1 says `"status": "error"`.
+pub fn change_a_client_record(run: &std::path::Path) {
+    let p = run.join("benchmark/rate-1/client.jsonl");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut rec: Value = serde_json::from_str(&lines[5]).unwrap();
+    rec["status"] = Value::from("error");
+    lines[5] = rec.to_string();
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+}
+
+/// Runs a Python script (with [`python`]) with arguments; panics with its
+/// output on failure; its stdout.
+pub fn run_python(script: &str, args: &[&std::path::Path]) -> String {
+    let out = std::process::Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "python failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Runs a command to completion and asserts it succeeded, showing its
 /// stderr when it did not; its output.
 pub fn output_ok(cmd: &mut std::process::Command) -> std::process::Output {
@@ -198,20 +242,6 @@ pub fn replay_corpus(target: &str, run: fn(&[u8])) -> usize {
         assert!(r.is_ok(), "corpus input {target}/{name} panicked");
     }
     inputs.len()
-}
-
-/// Copies the directory tree `from` to `to` (created), files and folders.
-pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            copy_tree(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 /// Where scripts/test.sh installed playwright-core (it drives Debian's

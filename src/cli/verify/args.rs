@@ -72,6 +72,13 @@ pub struct VerifyArgs {
     /// checks, published inputs, recomputed table, latency plots).
     #[arg(long, value_name = "REPORT.html")]
     pub html: Option<PathBuf>,
+    /// Also write a signed SLSA Verification Summary Attestation (DSSE, in-toto
+    /// Statement v1) of this verification, PASSED or FAILED. Needs --vsa-key.
+    #[arg(long, value_name = "VSA.dsse.json")]
+    pub vsa: Option<PathBuf>,
+    /// The auditor's Ed25519 private key (PKCS#8 PEM) that signs --vsa.
+    #[arg(long, value_name = "KEY")]
+    pub vsa_key: Option<PathBuf>,
 }
 
 /// Reads the argument file `path` of `flag` (if given) whole and parses it

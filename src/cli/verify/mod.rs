@@ -21,6 +21,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     if let Some(out) = &args.html {
         super::output::check_file(out, "--html - would mix the page with the verdict")?;
     }
+    let vsa = super::vsa::prepare(args.vsa.as_deref(), args.vsa_key.as_deref(), &args.target)?;
     let (pins, pins_digest) = load(args.pins.as_deref(), ("--pins", Want::Pins), |b, o| {
         Pins::parse(b, o).map_err(anyhow::Error::msg)
     })?;
@@ -66,6 +67,14 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         let json: serde_json::Value = serde_json::from_str(&v.report.to_json())?;
         let html = proofpack::html::render(&json)?;
         super::output::write(out, html.as_bytes(), 0o644, true)?;
+    }
+    if let Some(vsa) = &vsa {
+        let policy = super::vsa::PolicyInputs {
+            trust: trust_digest,
+            pins: pins_digest,
+            publication: publication.as_ref().and_then(|p| p.source_sha256),
+        };
+        vsa.write(&v, &inputs, &policy, &page.verified_at, ui)?;
     }
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(&proofpack::catalog::VerificationRecord {
