@@ -12,7 +12,6 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::ids;
-use serde_json::Value;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
