@@ -9,6 +9,7 @@ use proofpack::qualify::schema::MAX_SMALL_FILE;
 
 use crate::cli::bundle_args::LimitArgs;
 use crate::cli::filekind::{read_as, Want};
+use crate::cli::junit::JunitArgs;
 
 /// How to print the recomputed table.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +73,8 @@ pub struct VerifyArgs {
     /// checks, published inputs, recomputed table, latency plots).
     #[arg(long, value_name = "REPORT.html")]
     pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub junit: JunitArgs,
 }
 
 /// Reads the argument file `path` of `flag` (if given) whole and parses it

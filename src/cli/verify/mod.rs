@@ -21,6 +21,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     if let Some(out) = &args.html {
         super::output::check_file(out, "--html - would mix the page with the verdict")?;
     }
+    let junit = args.junit.start()?;
     let (pins, pins_digest) = load(args.pins.as_deref(), ("--pins", Want::Pins), |b, o| {
         Pins::parse(b, o).map_err(anyhow::Error::msg)
     })?;
@@ -67,6 +68,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         let html = proofpack::html::render(&json)?;
         super::output::write(out, html.as_bytes(), 0o644, true)?;
     }
+    junit.write(&v.report, "verify")?;
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(&proofpack::catalog::VerificationRecord {
         target: args.target.display().to_string(),
