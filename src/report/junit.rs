@@ -1,5 +1,5 @@
 //! v1.1: a report as a JUnit XML file, for CI systems that show test
-//! results (contract section 7.4).
+//! results (contract section 7, "JUnit XML").
 //!
 //! One `<testsuite>` per area of the report ([`Check::area`]), in the order
 //! the areas first appear; one `<testcase>` per check (`name` the check id,
