@@ -11,6 +11,7 @@ use proofpack::keys::{Role, TrustStore};
 use proofpack::report::Mark;
 
 use super::filekind::Want;
+use super::junit::JunitArgs;
 use super::{human_bytes, Ui};
 
 /// `proofpack host`
@@ -139,6 +140,8 @@ pub struct FleetVerifyArgs {
     /// Print the report (proofpack/report/v1, with the host table) as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub junit: JunitArgs,
 }
 
 fn parse_digest(s: &str, what: &str) -> Result<Sha256Digest> {
@@ -248,6 +251,7 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
 
 pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
     let FleetCommand::Verify(a) = a.command;
+    let junit = a.junit.start()?;
     let trust = super::filekind::read_as(&a.trust, "--trust", Want::Trust, || {
         TrustStore::load(&a.trust)
     })
@@ -311,6 +315,7 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
         req.run = fleet::Expect::Is(run.clone());
     }
     let v = fleet::verify_fleet_files(&hosts, &a.reports, &trust, &req)?;
+    junit.write(&v.report, "fleet verify")?;
     if a.json {
         let mut j = serde_json::to_value(&v.report)?;
         j["hosts"] = serde_json::to_value(&v.rows)?;

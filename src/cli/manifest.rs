@@ -12,6 +12,7 @@ use proofpack::manifest::{
 use proofpack::report::{EXIT_FAILED, EXIT_OK};
 
 use super::formats::FormatArg;
+use super::junit::JunitArgs;
 use super::streamed::StreamedReport;
 use super::{human_bytes, human_rate, Ui};
 
@@ -268,6 +269,8 @@ pub struct CheckArgs {
     pub json: bool,
     #[command(flatten)]
     pub walk: WalkArgs,
+    #[command(flatten)]
+    pub junit: JunitArgs,
 }
 
 /// `proofpack diff`
@@ -434,6 +437,7 @@ fn load_side(p: &Path, walk: &WalkArgs, ui: &Ui, catalog: Option<&Catalog>) -> R
 
 pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     let t = Instant::now();
+    let junit = a.junit.start()?;
     let origin = a.manifest.display().to_string();
     if catalog_name(&a.manifest).is_some() && a.manifest_format.is_some() {
         anyhow::bail!("--manifest-format does not apply to {origin}: a catalog baseline is read as it was recorded");
@@ -474,18 +478,22 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         let mut out = StreamedReport::new(a.json);
         let mut failed: Option<std::io::Error> = None;
         files = (0, 0);
+        let mut xml = junit.builder();
         let r = manifest::check_streamed(&a.path, &mut s[0], &origin, &opts, &progress, &mut |c| {
             files.1 += 1;
             files.0 += usize::from(c.passed());
+            if let Some(x) = &mut xml {
+                x.push(&c);
+            }
             if let Err(e) = out.push(&c, ui.check_line(&c, "file:").as_deref()) {
                 failed.get_or_insert(e);
             }
         });
-        r.map(|checked| (checked, out, failed))
+        r.map(|checked| (checked, out, failed, xml))
     });
     drop(opts);
     finish_cache(ui, session, None);
-    let (checked, mut out, failed) = checked?;
+    let (checked, mut out, failed, mut xml) = checked?;
     if let Some(e) = failed {
         return Err(anyhow::Error::new(e).context("writing the report to a temporary file"));
     }
@@ -498,6 +506,9 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         for c in structure.checks() {
             n += usize::from(c.id.starts_with("shard.read:"));
             shard_failed += usize::from(c.failed());
+            if let Some(x) = &mut xml {
+                x.push(c);
+            }
             out.push(c, ui.check_line(c, "file:").as_deref())
                 .context("writing the report to a temporary file")?;
         }
@@ -507,6 +518,9 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     };
     let ok = out.ok();
     let target = format!("{} against {}", a.path.display(), origin);
+    if let Some(x) = xml {
+        junit.write_built(x, &format!("proofpack check: {target}"))?;
+    }
     out.finish(&target, None, &mut std::io::stdout().lock())
         .context("writing to stdout")?;
     let (files_ok, files_all) = files;

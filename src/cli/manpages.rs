@@ -23,6 +23,7 @@ pub fn examples(page: &str) -> &'static [(&'static str, &'static str)] {
             ("Verify a bundle against its published write-up, with your own trust roots:", "proofpack verify run.tgz --publication WRITEUP.md --trust trust.json"),
             ("The same, writing the report as JSON and as one HTML page:", "proofpack verify run.tgz --publication WRITEUP.md --trust trust.json --json --html report.html > report.json"),
             ("Only the bundle's structure and seal (no trust file needed):", "proofpack verify run.tgz --structure-only"),
+            ("The CI release gate, its checks also as a JUnit test report (docs/ci.md):", "proofpack verify run.tgz --publication WRITEUP.md --trust trust.json --require-all --require-seal --junit proofpack-junit.xml"),
         ],
         "proofpack-manifest" => &[
             ("The manifest of a weights directory (its digest on stderr):", "proofpack manifest /models/kimi-k3 -o kimi-k3.manifest"),
@@ -35,6 +36,7 @@ pub fn examples(page: &str) -> &'static [(&'static str, &'static str)] {
             ("Check a directory against a manifest, reading every byte:", "proofpack check /models/kimi-k3 --manifest kimi-k3.manifest"),
             ("The fast launch check (sizes and safetensors headers):", "proofpack check /models/kimi-k3 --manifest kimi-k3.manifest.json --sizes-only"),
             ("The CI gate against a catalog baseline:", "proofpack check /models/kimi-k3 --manifest catalog:kimi-k3-weights"),
+            ("The drift gate, its checks also as a JUnit test report:", "proofpack check /models/kimi-k3 --manifest kimi-k3.manifest.json --junit drift-junit.xml"),
         ],
         "proofpack-diff" => &[
             ("Drift between a baseline and a directory:", "proofpack diff catalog:kimi-k3-weights /models/kimi-k3"),

@@ -8,6 +8,7 @@ pub mod docs;
 pub mod filekind;
 pub mod formats;
 pub mod host;
+pub mod junit;
 pub mod key;
 pub mod manifest;
 pub mod manpages;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use proofpack::peers::receipt::{parse_pin, verify_receipt_dir};
 
+use super::junit::JunitArgs;
 use super::Ui;
 
 /// `proofpack receipt`
@@ -38,6 +39,8 @@ pub struct VerifyArgs {
     /// Print the report as one JSON object (proofpack/report/v1).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub junit: JunitArgs,
 }
 
 pub fn run_receipt(a: ReceiptArgs, ui: &Ui) -> Result<i32> {
@@ -47,6 +50,7 @@ pub fn run_receipt(a: ReceiptArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
+    let junit = a.junit.start()?;
     let pin = a
         .pin
         .as_deref()
@@ -54,6 +58,7 @@ fn verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let report = verify_receipt_dir(&a.dir, pin.as_deref()).context("cannot verify the receipt")?;
+    junit.write(&report, "receipt verify")?;
     let verdict = report.verdict().unwrap_or_default().to_string();
     if a.json {
         println!("{}", report.to_json());

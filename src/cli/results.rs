@@ -9,6 +9,7 @@ use clap::ValueEnum;
 use proofpack::peers::{self, claims, inferencex, Format};
 use proofpack::qualify::schema::{Qualification, MAX_SMALL_FILE};
 
+use super::junit::JunitArgs;
 use super::Ui;
 
 /// `proofpack results`
@@ -80,6 +81,8 @@ pub struct CheckArgs {
     /// Print the report as one JSON object (proofpack/report/v1).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub junit: JunitArgs,
 }
 
 pub fn run_results(a: ResultsArgs, ui: &Ui) -> Result<i32> {
@@ -89,6 +92,7 @@ pub fn run_results(a: ResultsArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn check(a: CheckArgs, ui: &Ui) -> Result<i32> {
+    let junit = a.junit.start()?;
     let format = match a.results_format {
         FormatArg::Auto => Format::Auto,
         FormatArg::Vllm => Format::Vllm,
@@ -138,6 +142,7 @@ fn check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         rc.add(checks);
     }
     let report = &rc.finish();
+    junit.write(report, "results check")?;
     if a.json {
         println!("{}", report.to_json());
     } else {

@@ -18,6 +18,7 @@
 //! [`Check::in_area`]; otherwise its area is the head of its id (the text
 //! before the first `:` or `.`).
 
+pub mod junit;
 mod saved;
 
 pub use saved::{check_saved, SavedReportError};

@@ -125,6 +125,25 @@ pub fn run_python(script: &str, args: &[&std::path::Path]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Runs the Python script `script` of tests/ with [`python`] and `args`;
+/// what it printed on stdout, read as JSON (the script failing, or
+/// printing anything else, fails the test).
+pub fn python_json<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(script);
+    let out = output_ok(std::process::Command::new(python()).arg(path).args(args));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{script}: {e}: {}",
+            String::from_utf8_lossy(&out.stdout)
+                .chars()
+                .take(2000)
+                .collect::<String>()
+        )
+    })
+}
+
 /// Runs a command to completion and asserts it succeeded, showing its
 /// stderr when it did not; its output.
 pub fn output_ok(cmd: &mut std::process::Command) -> std::process::Output {

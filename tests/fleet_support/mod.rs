@@ -86,6 +86,10 @@ impl Fleet {
         code
     }
     pub fn verify(&self, reports: &[PathBuf], mode: &str) -> Outcome {
+        self.verify_with(reports, mode, &[])
+    }
+    /// [`Fleet::verify`] with `extra` arguments after the others.
+    pub fn verify_with(&self, reports: &[PathBuf], mode: &str, extra: &[&OsStr]) -> Outcome {
         let (fleet, trust) = (self.fleet_file(), self.trust());
         let config =
             proofpack::digest::Sha256Digest::of_bytes(&std::fs::read(&self.config).unwrap())
@@ -108,6 +112,7 @@ impl Fleet {
         if let Some(r) = &self.record {
             args.extend([os("--weights-record"), r.as_os_str()]);
         }
+        args.extend(extra);
         let (code, stdout, stderr) = proofpack(&args);
         Outcome {
             code,

@@ -9,6 +9,7 @@ use proofpack::qualify::schema::MAX_SMALL_FILE;
 
 use crate::cli::bundle_args::LimitArgs;
 use crate::cli::filekind::{read_as, Want};
+use crate::cli::junit::JunitArgs;
 
 /// How to print the recomputed table.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +80,8 @@ pub struct VerifyArgs {
     /// The auditor's Ed25519 private key (PKCS#8 PEM) that signs --vsa.
     #[arg(long, value_name = "KEY")]
     pub vsa_key: Option<PathBuf>,
+    #[command(flatten)]
+    pub junit: JunitArgs,
 }
 
 /// Reads the argument file `path` of `flag` (if given) whole and parses it

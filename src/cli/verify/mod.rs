@@ -22,6 +22,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         super::output::check_file(out, "--html - would mix the page with the verdict")?;
     }
     let vsa = super::vsa::prepare(args.vsa.as_deref(), args.vsa_key.as_deref(), &args.target)?;
+    let junit = args.junit.start()?;
     let (pins, pins_digest) = load(args.pins.as_deref(), ("--pins", Want::Pins), |b, o| {
         Pins::parse(b, o).map_err(anyhow::Error::msg)
     })?;
@@ -76,6 +77,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         };
         vsa.write(&v, &inputs, &policy, &page.verified_at, ui)?;
     }
+    junit.write(&v.report, "verify")?;
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(&proofpack::catalog::VerificationRecord {
         target: args.target.display().to_string(),
