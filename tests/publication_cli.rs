@@ -55,7 +55,7 @@ fn readme_main_command_checks_every_row_and_cell_of_the_sample_write_up() {
     }
     for row in &p.points {
         for cell in &row.cells {
-            let id = format!("publication:point:{}.{}", row.offered.text, cell.key);
+            let id = format!("publication:point:{}.{}", row.offered.text, cell.key());
             assert_eq!(o.check(&id)["ok"], json!(true), "{id}");
         }
     }
@@ -412,6 +412,19 @@ fn malformed_write_ups_are_exit_2_naming_the_line() {
             "two Pinned inputs tables",
             format!("{e}\nPinned inputs¶\n| Input | Value |\n|---|---|\n| Model | x |\n"),
             "a second pinned-inputs table (the first is at line 3)",
+        ),
+        (
+            // v1.1: the node limit bounds the parser's memory (100,000).
+            "more parse nodes than the limit (a table of 34,000 rows)",
+            format!("{e}\n|a|b|\n|-|-|\n{}", "|1|2|\n".repeat(34_000)),
+            "the write-up parses into more than 100000 blocks, cells and inline spans",
+        ),
+        (
+            // v1.1: every statement is a check, so their number is capped
+            // (10,000); the line of the first one past the cap is named.
+            "more statements than the limit (10,001 short claims)",
+            format!("{e}\n{}\n", "It 1. ".repeat(10_001)),
+            "w.md:29: more than 10000 statements",
         ),
     ];
     for (what, text, want) in cases {

@@ -206,7 +206,7 @@ fn variants_that_render_the_same_text_read_the_same_and_others_do_not() {
                             r.offered.clone(),
                             r.cells
                                 .iter()
-                                .map(|c| (c.key.clone(), c.value.clone()))
+                                .map(|c| (c.key(), c.value.clone()))
                                 .collect::<Vec<_>>(),
                         )
                     })

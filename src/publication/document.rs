@@ -53,11 +53,12 @@ pub struct Prose {
 impl Prose {
     /// The source line of the text at byte `offset` of [`Prose::text`].
     pub fn line_at(&self, offset: usize) -> usize {
-        self.marks
-            .iter()
-            .take_while(|m| m.0 <= offset)
-            .last()
-            .map_or(self.line, |m| m.1)
+        // The marks are ascending: a binary search, not a scan (a
+        // paragraph may hold a line per statement).
+        match self.marks.partition_point(|m| m.0 <= offset) {
+            0 => self.line,
+            k => self.marks[k - 1].1,
+        }
     }
 }
 
@@ -132,16 +133,27 @@ impl Document {
 
     /// Parses and checks write-up text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Document, PublicationError> {
-        let refuse = |line: usize, column: usize, what: String| PublicationError::Refused {
-            origin: origin.into(),
-            line,
-            column,
-            what,
-        };
         if let Some((line, column, what)) = literal_format_char(text) {
-            return Err(refuse(line, column, what));
+            return Err(refused(origin, line, column, what));
         }
-        let tree = markdown::parse(text).map_err(|e| PublicationError::Unreadable {
+        Document::of_tree(markdown::parse(text), origin)
+    }
+
+    /// [`Document::parse`] of text the caller gives up (the file as read):
+    /// it is dropped as soon as the parser has its own copy.
+    pub fn parse_owned(text: String, origin: &str) -> Result<Document, PublicationError> {
+        if let Some((line, column, what)) = literal_format_char(&text) {
+            return Err(refused(origin, line, column, what));
+        }
+        Document::of_tree(markdown::parse_owned(text), origin)
+    }
+
+    fn of_tree(
+        tree: Result<markdown::Tree, markdown::ParseError>,
+        origin: &str,
+    ) -> Result<Document, PublicationError> {
+        let refuse = |line: usize, column: usize, what: String| refused(origin, line, column, what);
+        let tree = tree.map_err(|e| PublicationError::Unreadable {
             path: origin.into(),
             reason: e.to_string(),
         })?;
@@ -234,6 +246,15 @@ impl Document {
             }
         }
         Ok(doc)
+    }
+}
+
+fn refused(origin: &str, line: usize, column: usize, what: String) -> PublicationError {
+    PublicationError::Refused {
+        origin: origin.into(),
+        line,
+        column,
+        what,
     }
 }
 

@@ -23,10 +23,13 @@ use comrak::nodes::{AstNode, NodeValue};
 use serde_json::{json, Value};
 
 /// Most nodes (blocks, rows, cells and inline spans) a write-up may parse
-/// into: the parser's tree costs about 140 bytes a node, so this bounds
-/// the memory of a read at about 35 MiB whatever the text (contract
-/// section 9).
-pub const MAX_NODES: usize = 250_000;
+/// into (contract section 9; v1.1: 100,000, was 250,000). The parser's
+/// arena grows in doubling chunks of about 140 bytes a node, and every
+/// table cell becomes checks of the verification, so this bounds both: an
+/// 8 MiB write-up of any shape is read in under 64 MiB
+/// (scripts/bench-publication.sh, docs/performance.md). A write-up states
+/// a few thousand nodes at most; the sample parses into about 600.
+pub const MAX_NODES: usize = 100_000;
 
 /// A container a block sits in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -482,16 +485,49 @@ pub fn parse(text: &str) -> Result<Tree, ParseError> {
     // cmark-gfm skips a byte order mark at the start.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let (mut md, prepass_lines) = prepass(body);
-    // The end of the input ends its last line (CommonMark 2.1); comrak
-    // reads a last line without its line feed otherwise than cmark-gfm
-    // in places ("2." after a table is a row to one, an empty list to the
-    // other), so the line feed is added.
-    if !md.is_empty() && !md.ends_with('\n') {
+    if needs_final_line_feed(&md) {
         md.to_mut().push('\n');
     }
+    parse_prepared(&md, prepass_lines)
+}
+
+/// [`parse`] of text the caller gives up: the text is changed in place
+/// where it can be, and the original is dropped once the pre-pass has
+/// copied it, so that a large write-up is never held twice.
+pub fn parse_owned(mut text: String) -> Result<Tree, ParseError> {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    let (rewritten, prepass_lines) = match prepass(&text) {
+        (Cow::Owned(s), lines) => (Some(s), lines),
+        (Cow::Borrowed(_), lines) => (None, lines),
+    };
+    let mut md = match rewritten {
+        Some(s) => {
+            drop(text);
+            s
+        }
+        None => text,
+    };
+    if needs_final_line_feed(&md) {
+        md.reserve_exact(1);
+        md.push('\n');
+    }
+    parse_prepared(&md, prepass_lines)
+}
+
+/// The end of the input ends its last line (CommonMark 2.1); comrak reads
+/// a last line without its line feed otherwise than cmark-gfm in places
+/// ("2." after a table is a row to one, an empty list to the other), so
+/// the line feed is added.
+fn needs_final_line_feed(md: &str) -> bool {
+    !md.is_empty() && !md.ends_with('\n')
+}
+
+fn parse_prepared(md: &str, prepass_lines: Vec<usize>) -> Result<Tree, ParseError> {
     let arena = comrak::Arena::new();
     let too_many = || arena.len() > MAX_NODES;
-    let root = comrak::try_parse_document(&arena, &md, &options(), &too_many)
+    let root = comrak::try_parse_document(&arena, md, &options(), &too_many)
         .map_err(|_| ParseError::TooComplex)?;
     if arena.len() > MAX_NODES {
         return Err(ParseError::TooComplex);

@@ -59,6 +59,15 @@ pub enum PublicationError {
         /// Why.
         reason: String,
     },
+    /// v1.1: more statements than [`statements::MAX_STATEMENTS`]; the line
+    /// of the first one past the limit.
+    #[error("{origin}:{line}: more than {} statements (sentences or clauses stating a number, a digest, a count or an outcome); this is not a write-up proofpack reads", statements::MAX_STATEMENTS)]
+    TooManyStatements {
+        /// The write-up.
+        origin: String,
+        /// Line (1-based).
+        line: usize,
+    },
     /// Something that can hide or fake what a reader sees.
     #[error("{origin}:{line}:{column}: {what}")]
     Refused {
@@ -277,8 +286,8 @@ pub enum CellValue {
         value: Decimal,
         /// Published unit -> canonical unit.
         factor: f64,
-        /// The unit as written.
-        unit: String,
+        /// The unit as written (shared by the cells of one table cell).
+        unit: std::sync::Arc<str>,
     },
     /// "200/200 within limits[, 2 failed, 1 timed out, 0 cancelled]".
     Result {
@@ -298,14 +307,31 @@ pub enum CellValue {
 /// A cell and the column it is in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
-    /// The column header as published.
-    pub column: String,
-    /// The id part of the check (`ttft_s.p95`, `result`).
-    pub key: String,
+    /// The column header as published (shared by the column's cells).
+    pub column: std::sync::Arc<str>,
     /// Its line.
     pub line: usize,
     /// The value.
     pub value: CellValue,
+}
+
+impl Cell {
+    /// The id part of the check (`ttft_s.p95`, `result`).
+    pub fn key(&self) -> String {
+        match &self.value {
+            CellValue::Number { metric, .. } => metric.key(),
+            CellValue::Result { .. } => "result".into(),
+        }
+    }
+
+    /// What the cell states, as a value to compare (two cells of one
+    /// offered rate may not state the same thing).
+    fn states(&self) -> Option<Metric> {
+        match &self.value {
+            CellValue::Number { metric, .. } => Some(*metric),
+            CellValue::Result { .. } => None,
+        }
+    }
 }
 
 /// One offered rate of the measured-points tables: its cells from every
@@ -384,14 +410,22 @@ impl Publication {
             path: path.into(),
             reason: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
         })?;
-        let mut p = Publication::parse(&text, &path.display().to_string())?;
+        let origin = path.display().to_string();
+        // The text is given up to the parse, which drops it once it has its
+        // own copy: an 8 MiB write-up is read in under 64 MiB (contract
+        // section 9, docs/performance.md).
+        let document = Document::parse_owned(text, &origin)?;
+        let mut p = Publication::of_document(document, &origin)?;
         p.source_sha256 = Some(digest);
         Ok(p)
     }
 
     /// Parses write-up text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Publication, PublicationError> {
-        let document = Document::parse(text, origin)?;
+        Publication::of_document(Document::parse(text, origin)?, origin)
+    }
+
+    fn of_document(document: Document, origin: &str) -> Result<Publication, PublicationError> {
         let found = find::classify(&document, origin)?;
         let pinned = match found.pinned {
             Some(t) => pinned::pinned_rows(t, origin)?,
@@ -404,7 +438,11 @@ impl Publication {
             });
         }
         let bundle = find::bundle_digest(&document, origin)?;
-        let statements = statements::statements(&document);
+        let statements =
+            statements::statements(&document).map_err(|e| PublicationError::TooManyStatements {
+                origin: origin.into(),
+                line: e.0,
+            })?;
         Ok(Publication {
             statements,
             origin: origin.into(),

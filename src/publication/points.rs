@@ -5,6 +5,7 @@
 //! every measured-points table, and no (rate, column) published twice.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::document::Table;
 use super::grammar::{self, ColumnKind, Dim, Header, Qualifier, Slot};
@@ -115,8 +116,13 @@ pub(super) fn point_rows(
 ) -> Result<Vec<PointRow>, PublicationError> {
     let mut out: Vec<PointRow> = Vec::new();
     let mut by_rate: HashMap<String, usize> = HashMap::new();
-    let mut cells_seen: HashMap<(String, String), usize> = HashMap::new();
     for t in tables {
+        // One shared copy of each header's text for the cells of its column.
+        let columns: Vec<Arc<str>> = t
+            .header
+            .iter()
+            .map(|h| Arc::from(h.text.as_str()))
+            .collect();
         let mut headers = Vec::new();
         for h in &t.header {
             headers.push(grammar::header(&h.text).map_err(|reason| {
@@ -171,7 +177,7 @@ pub(super) fn point_rows(
                 if i == oi {
                     continue;
                 }
-                let column = &t.header[i].text;
+                let column = &columns[i];
                 let cell = text(i);
                 if cell.is_empty() {
                     return Err(bad(
@@ -184,8 +190,7 @@ pub(super) fn point_rows(
                 let mut new = Vec::new();
                 if h.kind == ColumnKind::Result {
                     new.push(Cell {
-                        column: column.clone(),
-                        key: "result".into(),
+                        column: Arc::clone(column),
                         line: row.line,
                         value: result_cell(cell).map_err(|e| bad(column, cell, e))?,
                     });
@@ -200,29 +205,38 @@ pub(super) fn point_rows(
                                 .into(),
                         )
                     })?;
+                    let u: Arc<str> = Arc::from(u);
                     for (m, value) in ms.into_iter().zip(nums) {
                         let f = factor(m, dim).ok_or_else(|| {
                             bad(column, cell, format!("unit {u:?} does not fit this column"))
                         })?;
                         new.push(Cell {
-                            column: column.clone(),
-                            key: m.key(),
+                            column: Arc::clone(column),
                             line: row.line,
                             value: CellValue::Number {
                                 metric: m,
                                 value,
                                 factor: f,
-                                unit: u.clone(),
+                                unit: Arc::clone(&u),
                             },
                         });
                     }
                 }
+                // A rate states each value once: at most one cell per
+                // metric and one result, so this scan is over a closed
+                // set of at most 20 cells, not over the table.
+                out[at].cells.reserve_exact(new.len());
                 for c in new {
-                    if let Some(prev) = cells_seen.insert((key.clone(), c.key.clone()), row.line) {
-                        return Err(bad(column, cell, format!(
-                            "the same value (offered rate {}, {}) is already published at line {prev}",
-                            rate.text, c.key
-                        )));
+                    let states = c.states();
+                    if let Some(prev) = out[at].cells.iter().find(|p| p.states() == states) {
+                        return Err(bad(
+                            column,
+                            cell,
+                            format!(
+                            "the same value (offered rate {}, {}) is already published at line {}",
+                            rate.text, c.key(), prev.line
+                        ),
+                        ));
                     }
                     out[at].cells.push(c);
                 }

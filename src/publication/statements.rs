@@ -141,8 +141,19 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Every statement of the document's prose, in order.
-pub fn statements(doc: &Document) -> Vec<Statement> {
+/// Most statements a write-up may hold (v1.1): every statement becomes a
+/// check of the verification, so their number bounds its memory; a
+/// write-up states a few hundred at most.
+pub const MAX_STATEMENTS: usize = 10_000;
+
+/// The write-up states more than [`MAX_STATEMENTS`] statements; the line
+/// of the first one past the limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooManyStatements(pub usize);
+
+/// Every statement of the document's prose, in order; more than
+/// [`MAX_STATEMENTS`] is an error.
+pub fn statements(doc: &Document) -> Result<Vec<Statement>, TooManyStatements> {
     // (line, text, block, span)
     let mut found: Vec<(usize, String, usize, (usize, usize))> = Vec::new();
     for (bi, b) in doc.blocks.iter().enumerate() {
@@ -156,6 +167,9 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
                 for l in p.text.split('\n') {
                     let t = super::document::squash(l);
                     if is_claim(&t) {
+                        if found.len() == MAX_STATEMENTS {
+                            return Err(TooManyStatements(p.line_at(off)));
+                        }
                         found.push((p.line_at(off), t, bi, (off, off + l.len())));
                     }
                     off += l.len() + 1;
@@ -167,6 +181,9 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
                     if is_claim(t) {
                         let lead = p.text[s..].len() - p.text[s..].trim_start().len();
                         let at = s + lead;
+                        if found.len() == MAX_STATEMENTS {
+                            return Err(TooManyStatements(p.line_at(at)));
+                        }
                         found.push((p.line_at(at), t.to_string(), bi, (at, at + t.len())));
                     }
                 }
@@ -182,8 +199,8 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
         on_line.entry(f.0).or_default().0 += 1;
     }
     let mut out = Vec::with_capacity(found.len());
-    for (line, text, block, span) in found.iter() {
-        let (same, seen) = on_line.get_mut(line).map_or((1, 0), |c| {
+    for (line, text, block, span) in found {
+        let (same, seen) = on_line.get_mut(&line).map_or((1, 0), |c| {
             c.1 += 1;
             (c.0, c.1)
         });
@@ -194,13 +211,13 @@ pub fn statements(doc: &Document) -> Vec<Statement> {
         };
         out.push(Statement {
             id,
-            line: *line,
-            text: text.clone(),
-            block: *block,
-            span: *span,
+            line,
+            text,
+            block,
+            span,
         });
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -209,7 +226,11 @@ mod tests {
 
     fn of(md: &str) -> Vec<(String, String)> {
         let d = Document::parse(md, "w.md").unwrap();
-        statements(&d).into_iter().map(|s| (s.id, s.text)).collect()
+        statements(&d)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.id, s.text))
+            .collect()
     }
 
     #[test]

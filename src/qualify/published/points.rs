@@ -126,7 +126,7 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
             ));
             for c in &row.cells {
                 report.push(Check::not_checkable(
-                    format!("{base}.{}", c.key),
+                    format!("{base}.{}", c.key()),
                     format!("{at}: the row is no point of the run"),
                 ));
             }
@@ -145,7 +145,7 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
             ),
         ));
         for c in &row.cells {
-            let id = format!("{base}.{}", c.key);
+            let id = format!("{base}.{}", c.key());
             let cell_at = format!("{}, column \"{}\"", cell_line(c.line), c.column);
             match &c.value {
                 CellValue::Number {
