@@ -10,6 +10,8 @@
 mod adopt_support;
 
 use adopt_support::*;
+use std::path::{Path, PathBuf};
+
 use serde_json::Value;
 
 #[test]
@@ -375,4 +377,115 @@ fn a_launch_check_made_after_the_run_fails_its_time() {
     .unwrap();
     let v = t.verify(&t.run(), false);
     v.assert_fails("host:node-0.fleet", "");
+}
+
+/// Weights of 3 shards beside a config, a tokenizer and the shard index:
+/// 6 files, 3 of them shards.
+fn mixed_weights(dir: &Path) -> PathBuf {
+    let w = dir.join("weights");
+    std::fs::create_dir(&w).unwrap();
+    for i in 1..=3 {
+        let name = format!("model-{i:05}-of-00096.safetensors");
+        std::fs::copy(testdata("sample/weights").join(&name), w.join(&name)).unwrap();
+    }
+    for (name, text) in [
+        (
+            "config.json",
+            "{\"architectures\":[\"Qwen3ForCausalLM\"]}\n",
+        ),
+        ("tokenizer.json", "{\"version\":\"1.0\"}\n"),
+        ("model.safetensors.index.json", "{\"weight_map\":{}}\n"),
+    ] {
+        std::fs::write(w.join(name), text).unwrap();
+    }
+    w
+}
+
+#[test]
+fn safetensors_shards_count_shards_and_files_count_files() {
+    let t = Tour::new();
+    t.import_both();
+    t.attest_weights(&mixed_weights(t.dir.path()));
+    t.publish(false);
+    t.seal();
+    t.publish(true);
+    let text = std::fs::read_to_string(t.path("PUBLICATION.md")).unwrap();
+    // publish states both counts, each as the reader compares it.
+    assert!(
+        text.contains("| Checkpoint weights | 3 safetensors shards; 6 files; SHA-256"),
+        "{text}"
+    );
+    // (No journal in this tour: --require-all would fail that, not this.)
+    let o = t.verify(&t.bundle(), false);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    let row = o.check("publication:pin:checkpoint-weights");
+    assert!(
+        row["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with("the manifest lists 6 files and 3 safetensors shards"),
+        "{row}"
+    );
+    // A write-up that counts every file as a shard, or only the shards as
+    // the files, fails the row.
+    for (from, to, want) in [
+        (
+            "3 safetensors shards; 6 files",
+            "6 safetensors shards",
+            "lists 3 safetensors shards, the publication says 6",
+        ),
+        (
+            "3 safetensors shards; 6 files",
+            "3 files",
+            "lists 6 files, the publication says 3",
+        ),
+    ] {
+        std::fs::write(t.path("PUBLICATION.md"), text.replace(from, to)).unwrap();
+        t.verify(&t.bundle(), false)
+            .assert_fails("publication:pin:checkpoint-weights", want);
+    }
+    // The pins the write-up states carry both counts, and verify --pins
+    // checks each.
+    std::fs::write(t.path("PUBLICATION.md"), &text).unwrap();
+    let pins = t.path("pins.json");
+    pp_ok(&[
+        &"pins",
+        &"from-publication",
+        &t.path("PUBLICATION.md"),
+        &"-o",
+        &pins,
+    ]);
+    let p: serde_json::Value = serde_json::from_slice(&std::fs::read(&pins).unwrap()).unwrap();
+    let w = p["pins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "weights.manifest")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (w["files"].as_u64(), w["shards"].as_u64()),
+        (Some(6), Some(3)),
+        "{w}"
+    );
+    let mut forged = p.clone();
+    for pin in forged["pins"].as_array_mut().unwrap() {
+        if pin["name"] == "weights.manifest" {
+            pin["shards"] = serde_json::json!(6);
+        }
+    }
+    std::fs::write(&pins, serde_json::to_vec(&forged).unwrap()).unwrap();
+    let o = Outcome::of(&[
+        std::ffi::OsStr::new("verify"),
+        t.bundle().as_os_str(),
+        std::ffi::OsStr::new("--trust"),
+        trust().as_os_str(),
+        std::ffi::OsStr::new("--pins"),
+        pins.as_os_str(),
+        std::ffi::OsStr::new("--json"),
+    ]);
+    o.assert_fails(
+        "pin:weights.manifest",
+        "lists 3 safetensors shards, the pin says 6",
+    );
 }

@@ -257,3 +257,56 @@ fn kubernetes_each_node_mounts_only_its_own_key_and_the_verdict_waits_for_every_
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The image's build context leaves out the build directory and keeps what
+/// `cargo install --path .` compiles (the sources, the lock file and the
+/// contract the binary embeds).
+#[test]
+fn the_image_build_context_leaves_out_target_and_keeps_what_the_build_needs() {
+    let ignore = std::fs::read_to_string(deploy("kubernetes/Dockerfile.dockerignore")).unwrap();
+    let patterns: Vec<&str> = ignore
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let excluded = |path: &str| {
+        patterns
+            .iter()
+            .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+    };
+    assert!(excluded("target"), "{patterns:?}");
+    assert!(excluded(".git"), "{patterns:?}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut needed = vec![
+        "Cargo.toml".to_string(),
+        "Cargo.lock".to_string(),
+        "src/main.rs".to_string(),
+    ];
+    // Every file the sources embed.
+    for e in walkdir::WalkDir::new(root.join("src")) {
+        let f = e.unwrap().into_path();
+        if f.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, _) in text.match_indices("include_str!(\"") {
+            let rel = &text[i + 14..];
+            let rel = &rel[..rel.find('"').unwrap()];
+            let p = f.parent().unwrap().join(rel).canonicalize().unwrap();
+            needed.push(
+                p.strip_prefix(root.canonicalize().unwrap())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+    }
+    assert!(
+        needed.iter().any(|n| n == "docs/spec/FORMATS.md"),
+        "{needed:?}"
+    );
+    for n in &needed {
+        assert!(!excluded(n), "{n} is needed by the build but left out");
+        assert!(root.join(n).is_file(), "{n}");
+    }
+}

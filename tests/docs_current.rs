@@ -160,7 +160,42 @@ fn the_auditors_guide_shows_what_verify_prints_on_the_sample() {
             }
         }
     }
-    if regen && (!stale.is_empty() || stated != total) {
+    // Every section verify prints is shown, in order (at least its header,
+    // its first line and "..."): a guide that leaves out a whole section
+    // (the host launch checks) cannot pass as current.
+    let is_header = |l: &&str| !l.is_empty() && !l.starts_with(' ') && !l.starts_with("proofpack ");
+    let verdict_at = out_lines
+        .iter()
+        .position(|l| l.starts_with("VERIFIED"))
+        .unwrap();
+    let headers: Vec<&str> = out_lines[..verdict_at]
+        .iter()
+        .copied()
+        .filter(is_header)
+        .collect();
+    let missing: Vec<&str> = headers
+        .iter()
+        .copied()
+        .filter(|h| !new_block.iter().any(|l| l == h))
+        .collect();
+    for (k, h) in headers.iter().enumerate() {
+        if !missing.contains(h) {
+            continue;
+        }
+        // Before the next section the guide shows, or the verdict.
+        let next = headers[k + 1..]
+            .iter()
+            .find_map(|n| new_block.iter().position(|l| l == n))
+            .or_else(|| new_block.iter().position(|l| l.starts_with("VERIFIED")))
+            .unwrap_or(new_block.len());
+        let at_out = out_lines.iter().position(|l| l == h).unwrap();
+        let first = abridge(out_lines[at_out + 1]);
+        let section = [h.to_string(), first, "  ...".to_string(), String::new()];
+        for (i, l) in section.into_iter().enumerate() {
+            new_block.insert(next + i, l);
+        }
+    }
+    if regen && (!stale.is_empty() || stated != total || !missing.is_empty()) {
         let mut g = String::new();
         g.push_str(&guide[..intro_at + INTRO.len()]);
         g.push_str(&total.to_string());
@@ -182,6 +217,10 @@ fn the_auditors_guide_shows_what_verify_prints_on_the_sample() {
         stale.is_empty(),
         "{GUIDE}: lines of the sample output that verify does not print (in this order):\n{}\n\nverify printed:\n{out}\n(PROOFPACK_REGEN_DOCS=1 cargo test --test docs_current rewrites them)",
         stale.join("\n")
+    );
+    assert!(
+        missing.is_empty(),
+        "{GUIDE}: sections verify prints that the guide's sample output leaves out: {missing:?} (PROOFPACK_REGEN_DOCS=1 cargo test --test docs_current adds them)"
     );
 }
 

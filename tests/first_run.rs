@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use fleet_support::qualify_support::common::output_ok;
-use fleet_support::qualify_support::{proofpack, verify_with};
+use fleet_support::qualify_support::{proofpack, trust_of, verify_with};
 use fleet_support::*;
 
 fn sample() -> PathBuf {
@@ -194,20 +194,6 @@ fn verify_without_trust_cannot_run() {
 }
 
 /// A trust file of the sample's keys with the given roles.
-fn trust_of(dir: &Path, keys: &[(&str, &str)]) -> PathBuf {
-    let out = dir.join("trust.json");
-    let mut args: Vec<PathBuf> = vec!["key".into(), "trust".into()];
-    for (role, key) in keys {
-        args.push(format!("--{role}").into());
-        args.push(sample().join(format!("keys/TEST-ONLY-{key}.pub")));
-    }
-    args.extend(["-o".into(), out.clone()]);
-    let refs: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
-    let (code, _, stderr) = run(&refs);
-    assert_eq!(code, 0, "{stderr}");
-    out
-}
-
 #[test]
 fn a_trust_file_without_host_keys_is_one_failure_that_names_the_fix() {
     let d = tempfile::tempdir().unwrap();

@@ -2,7 +2,9 @@
 //! (pinned in scripts/requirements-test.txt, installed by scripts/test.sh)
 //! against an inventory of four hosts on Ansible's local connection, each
 //! with its own weights root: the fleet passes; with one truncated shard on
-//! one host, the playbook fails and its verdict names that host.
+//! one host, the playbook fails and its verdict names that host; the mode
+//! set once in the inventory is the one both the host checks and the fleet
+//! verdict use.
 
 use fleet_support::qualify_support::common;
 
@@ -23,7 +25,7 @@ fn ansible_playbook() -> PathBuf {
     bin
 }
 
-fn inventory(f: &Fleet) -> PathBuf {
+fn inventory(f: &Fleet, vars: &str) -> PathBuf {
     let mut ini = String::from("[fleet]\n");
     for h in HOSTS {
         ini.push_str(&format!(
@@ -36,12 +38,18 @@ fn inventory(f: &Fleet) -> PathBuf {
     ini.push_str("\n[all:vars]\nansible_python_interpreter=");
     ini.push_str(&python().display().to_string());
     ini.push('\n');
+    ini.push_str(vars);
     let p = f.dir.path().join("inventory.ini");
     std::fs::write(&p, ini).unwrap();
     p
 }
 
 fn run_playbook(f: &Fleet) -> (i32, String) {
+    run_playbook_with(f, "")
+}
+
+/// The playbook with more inventory variables (`[all:vars]` lines).
+fn run_playbook_with(f: &Fleet, vars: &str) -> (i32, String) {
     let reports = f.dir.path().join("collected");
     std::fs::create_dir_all(&reports).unwrap();
     let config =
@@ -49,7 +57,7 @@ fn run_playbook(f: &Fleet) -> (i32, String) {
     let playbook = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/ansible/launch-check.yml");
     let out = std::process::Command::new(ansible_playbook())
         .arg("-i")
-        .arg(inventory(f))
+        .arg(inventory(f, vars))
         .arg(&playbook)
         .arg("-e")
         .arg(format!(
@@ -107,4 +115,31 @@ fn ansible_verdict_names_the_host_with_a_truncated_shard() {
     let (code, out) = run_playbook(&f);
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("fleet verify: FAILED on node-2"), "{out}");
+}
+
+#[test]
+fn the_mode_set_in_the_inventory_is_the_hosts_and_the_fleets() {
+    let f = fleet();
+    let (code, out) = run_playbook_with(&f, "proofpack_mode=full\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("fleet verify: VERIFIED, all 4 hosts"), "{out}");
+    assert!(!out.contains("reserved name"), "{out}");
+    // Every report the hosts signed is a full check (fleet verify --mode
+    // full would have failed a sizes-only one, as it did when the play set
+    // its own mode over the inventory's).
+    for h in HOSTS {
+        let report = f
+            .dir
+            .path()
+            .join("collected")
+            .join(format!("{h}.dsse.json"));
+        let env: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        use base64::Engine as _;
+        let payload = base64::engine::general_purpose::STANDARD
+            .decode(env["payload"].as_str().unwrap())
+            .unwrap();
+        let st: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+        assert_eq!(st["predicate"]["mode"], "full", "{h}: {st}");
+    }
 }

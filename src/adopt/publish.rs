@@ -288,14 +288,17 @@ fn engine_rows(
     ];
     if let Some(w) = s.subject("weights.manifest") {
         rows.push(match manifest_lines(root, &w.digest)? {
+            // The shards when every file is one; otherwise every file
+            // (and the shards among them, when there are any): each count
+            // as the reader compares it (v1.1).
             Some((n, shards)) => PinnedRow {
                 label: "Checkpoint weights".into(),
                 value: format!(
-                    "{n} {}; SHA-256 of the sorted path:sha256 manifest is {}",
-                    if shards {
-                        "safetensors shards"
-                    } else {
-                        "files"
+                    "{}; SHA-256 of the sorted path:sha256 manifest is {}",
+                    match shards {
+                        s if s == n => format!("{n} safetensors shards"),
+                        0 => format!("{n} files"),
+                        s => format!("{s} safetensors shards; {n} files"),
                     },
                     w.digest.to_hex()
                 ),
@@ -315,9 +318,9 @@ fn engine_rows(
     Ok(rows)
 }
 
-/// The line count of the file under `manifests/` whose SHA-256 is `d`,
-/// and whether every line names a `.safetensors` file.
-fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, bool)>, AdoptError> {
+/// The files and the `.safetensors` files listed by the manifest under
+/// `manifests/` whose SHA-256 is `d`.
+fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, u64)>, AdoptError> {
     let dir = root.join("manifests");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(None);
@@ -328,15 +331,8 @@ fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, bool)>, 
         let bytes =
             crate::manifest::read_capped(p, 1 << 30).map_err(|e| AdoptError::Run(e.to_string()))?;
         if Sha256Digest::of_bytes(&bytes) == *d {
-            let text = String::from_utf8_lossy(&bytes);
-            let shards = text.lines().all(|l| {
-                l.rsplit_once(':')
-                    .is_some_and(|(path, _)| path.ends_with(".safetensors"))
-            });
-            return Ok(Some((
-                bytes.iter().filter(|b| **b == b'\n').count() as u64,
-                shards,
-            )));
+            let c = crate::manifest::EntryCounter::of(&bytes);
+            return Ok(Some((c.files(), c.shards())));
         }
     }
     Ok(None)

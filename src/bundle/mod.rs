@@ -227,6 +227,10 @@ pub struct BundleVerification {
     /// Sum of the sizes of the regular files found in the bundle that MANIFEST
     /// lists (what a seal's `bytes` must equal), when MANIFEST was usable.
     pub listed_bytes: Option<u64>,
+    /// v1.1: the id of the check whose failure stopped reading before the
+    /// end of the archive (`bundle.gzip`, `bundle.tar`, a `bundle.limit:*`),
+    /// when reading stopped early: what was not reached is not absent.
+    pub stopped_by: Option<String>,
 }
 
 /// Errors that stop sealing, verifying or unpacking (the tool could not run).

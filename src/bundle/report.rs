@@ -157,6 +157,15 @@ pub(crate) fn assemble(
     });
     let stopped_early =
         w.limit_stop.is_some() || end.gzip_error.is_some() || (!w.eoa && w.tar_problem.is_some());
+    let stopped_by = if let Some((name, _)) = &w.limit_stop {
+        Some(limit_check_id(name))
+    } else if end.gzip_error.is_some() {
+        Some("bundle.gzip".to_string())
+    } else if !w.eoa {
+        Some("bundle.tar".to_string())
+    } else {
+        None
+    };
     report.push(match (&w.manifest_problem, w.manifest_seen) {
         (Some(p), _) => Check::fail("bundle.manifest", p.clone()),
         (None, true) => Check::pass(
@@ -325,5 +334,6 @@ pub(crate) fn assemble(
         root: w.root.name,
         manifest: w.manifest,
         listed_bytes,
+        stopped_by,
     }
 }

@@ -246,12 +246,20 @@ impl<'p, R: Read> Source<'p, R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     let raw = self.dec.get_ref().inner.get_ref().io_error;
+                    // Where reading stopped (v1.1): the archive's bytes
+                    // read good, and how far into the file the decoder
+                    // had read (the damage is at or before that byte).
+                    let at = format!(
+                        "reading stopped after {} bytes of the archive, within the first {} bytes of the file; nothing after that point was read",
+                        self.out_total,
+                        self.dec.get_ref().consumed
+                    );
                     self.stop = Some(match raw {
                         Some(_) => Stop::RawIo(e),
-                        None if e.kind() == io::ErrorKind::UnexpectedEof => {
-                            Stop::Gzip("the gzip stream ends early: the file is truncated".into())
-                        }
-                        None => Stop::Gzip(format!("the gzip stream is corrupt: {e}")),
+                        None if e.kind() == io::ErrorKind::UnexpectedEof => Stop::Gzip(format!(
+                            "the gzip stream ends early: the file is truncated; {at}"
+                        )),
+                        None => Stop::Gzip(format!("the gzip stream is corrupt: {e}; {at}")),
                     });
                     return Err(());
                 }

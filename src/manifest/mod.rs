@@ -35,6 +35,7 @@ use std::path::PathBuf;
 use crate::digest::{DigestError, Sha256Digest};
 
 mod check;
+mod count;
 mod diff;
 mod hash;
 mod parse;
@@ -48,6 +49,7 @@ pub use check::{
     check, check_streamed, file_check_id, require_header_digests_streamed, structure_check,
     structure_check_shards, CheckOptions, Checked, HASH_BATCH,
 };
+pub use count::EntryCounter;
 pub use diff::{diff, diff_streamed, Diff, DiffCounts, DiffRow, Diffed};
 pub use hash::{
     build, hash_files, hash_found, header_digests, with_threads, BuildOptions, HashCache,

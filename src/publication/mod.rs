@@ -144,8 +144,12 @@ pub enum Pinned {
     Digest {
         /// The digest.
         digest: Sha256Digest,
-        /// The number of files the manifest lists, when stated.
+        /// The number of files the manifest lists, when stated ("102
+        /// files", v1.1).
         files: Option<u64>,
+        /// The number of `.safetensors` files it lists, when stated ("96
+        /// safetensors shards"; v1.1: before, compared with every file).
+        shards: Option<u64>,
     },
     /// "Engine": `<name> <version>, image sha256:<hex>`.
     Engine {

@@ -201,6 +201,7 @@ fn pinned_kind(label: &str, value: &str) -> Result<Pinned, String> {
         LabelKind::Digest => Pinned::Digest {
             digest: digest(&text(&lead[0]))?,
             files: None,
+            shards: None,
         },
         LabelKind::Commit => Pinned::Commit(text(&lead[0])),
         LabelKind::Model => Pinned::Model(text(&lead[0])),
@@ -210,7 +211,8 @@ fn pinned_kind(label: &str, value: &str) -> Result<Pinned, String> {
             )?;
             Pinned::Digest {
                 digest: digest(&text(&d[0]))?,
-                files: part(0).map(|s| whole(&s[0])),
+                files: part(2).map(|s| whole(&s[0])),
+                shards: part(0).map(|s| whole(&s[0])),
             }
         }
         LabelKind::Engine => Pinned::Engine {

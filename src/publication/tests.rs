@@ -18,7 +18,9 @@ fn the_excerpt_reads_row_by_row() {
         Pinned::Commit("0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c".into())
     );
     match &by("checkpoint-weights").kind {
-        Pinned::Digest { files, .. } => assert_eq!(*files, Some(96)),
+        Pinned::Digest { files, shards, .. } => {
+            assert_eq!((*files, *shards), (None, Some(96)))
+        }
         k => panic!("{k:?}"),
     }
     match &by("engine").kind {

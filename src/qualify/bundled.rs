@@ -190,8 +190,8 @@ pub fn verify_bundle_file(
                     ),
                 });
             }
-        } else {
-            report.push(no_pins("no --pins given"));
+        } else if opts.publication.is_none() {
+            report.push(no_pins("neither --publication nor --pins given"));
         }
         report.enter(None);
         if opts.publication.is_some() {
@@ -214,6 +214,21 @@ pub fn verify_bundle_file(
         return Ok(Verification::new(report, opts, &source));
     }
     source.structure_only = false;
+    if let (None, Some(cause)) = (&grab.bytes, pass1.stopped_by.as_deref()) {
+        // Reading stopped before qualification.json: it was not reached,
+        // which is not "not in the bundle" (v1.1).
+        for c in seal_checks {
+            report.push(c);
+        }
+        let why = format!("reading stopped before {QUALIFICATION_FILE} was reached");
+        report.push(Check::not_checkable_by(
+            "qualification.schema",
+            cause,
+            format!("{QUALIFICATION_FILE}: not reached: reading stopped before it (see {cause})"),
+        ));
+        unverifiable_rest(&mut report, opts, &Unverifiable { cause, why: &why });
+        return Ok(Verification::new(report, opts, &source));
+    }
     let qbytes = grab.bytes.unwrap_or_else(|| {
         Err(format!(
             "{QUALIFICATION_FILE}: not in the bundle, so it is not a qualification run (pass --structure-only to verify only its structure and seal)"

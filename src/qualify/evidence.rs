@@ -89,7 +89,7 @@ impl Plan {
             .map(|p| {
                 p.pins
                     .iter()
-                    .filter(|p| p.files.is_some())
+                    .filter(|p| p.files.is_some() || p.shards.is_some())
                     .filter_map(|p| p.sha256)
                     .collect()
             })
@@ -141,6 +141,17 @@ pub fn is_manifest_file(rel: &str) -> bool {
     rel.starts_with("manifests/")
 }
 
+/// The counts of a manifest under `manifests/` (v1.1: its shards too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ManifestCount {
+    /// Its SHA-256.
+    pub digest: Sha256Digest,
+    /// Its lines: the files it lists.
+    pub files: u64,
+    /// The lines naming a `.safetensors` file.
+    pub shards: u64,
+}
+
 /// What the pass over the evidence found.
 #[derive(Debug, Default)]
 pub struct Collected {
@@ -150,9 +161,9 @@ pub struct Collected {
     pub too_large: BTreeMap<String, String>,
     /// Bytes kept in `small`.
     pub captured_bytes: u64,
-    /// Line counts of the files under `manifests/` whose digest a pin with
-    /// `files` names: path -> (digest, lines).
-    pub manifest_lines: BTreeMap<String, (Sha256Digest, u64)>,
+    /// Entry counts of the files under `manifests/` whose digest a pin with
+    /// `files` or `shards` names (or a row stating a count): path -> counts.
+    pub manifest_lines: BTreeMap<String, ManifestCount>,
     /// SHA-256 of every file read.
     pub hashes: BTreeMap<String, Sha256Digest>,
     /// Point index -> its client records.
@@ -362,14 +373,16 @@ impl<'a> Collector<'a> {
                 }
             }
         }
-        let mut lines = 0u64;
+        let mut count = crate::manifest::EntryCounter::default();
         let mut chunk = [0u8; 1 << 16];
         loop {
             let n = r.read(&mut chunk)?;
             if n == 0 {
                 break;
             }
-            lines += chunk[..n].iter().filter(|b| **b == b'\n').count() as u64;
+            if is_manifest_file(rel) {
+                count.feed(&chunk[..n]);
+            }
         }
         if let Some(sn) = r.sniffer.take() {
             let found = sn.finish();
@@ -379,9 +392,14 @@ impl<'a> Collector<'a> {
         if is_manifest_file(rel) && self.plan.counted_digests.contains(&digest) {
             // Counted only when a pin asks: a bundle of a million manifest
             // files does not make a million-entry map.
-            self.out
-                .manifest_lines
-                .insert(rel.to_string(), (digest, lines));
+            self.out.manifest_lines.insert(
+                rel.to_string(),
+                ManifestCount {
+                    digest,
+                    files: count.files(),
+                    shards: count.shards(),
+                },
+            );
         }
         if !is_manifest_file(rel) || self.plan.counted_digests.contains(&digest) {
             self.out.hashes.insert(rel.to_string(), digest);

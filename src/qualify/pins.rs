@@ -193,21 +193,23 @@ fn digest_pin(
                 }
             }
         }
-        if let Some(files) = pin.files {
-            applied.push(format!("{files} files"));
+        for (stated, what) in [(pin.files, "files"), (pin.shards, "safetensors shards")] {
+            let Some(n) = stated else { continue };
+            applied.push(format!("{n} {what}"));
             let found = collected
                 .manifest_lines
                 .iter()
-                .find(|(_, (d, _))| *d == want);
+                .find(|(_, c)| c.digest == want);
             match found {
-                Some((path, (_, lines))) => {
-                    if *lines != files {
-                        failures.push((format!("{path}: lists {lines} files, the pin says {files}"), json!(files), json!(lines)));
+                Some((path, c)) => {
+                    let lists = if what == "files" { c.files } else { c.shards };
+                    if lists != n {
+                        failures.push((format!("{path}: lists {lists} {what}, the pin says {n}"), json!(n), json!(lists)));
                     }
                 }
                 None => failures.push((
-                    format!("no file under manifests/ has the pinned digest {want}, so the file count cannot be verified"),
-                    json!(files),
+                    format!("no file under manifests/ has the pinned digest {want}, so the count of {what} cannot be verified"),
+                    json!(n),
                     serde_json::Value::Null,
                 )),
             }

@@ -56,7 +56,7 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
     match opts.pins {
         None if opts.publication.is_some() => {}
         None => report.push(no_pins(
-            "no --pins given: published values not compared (verdict is unpinned)",
+            "neither --publication nor --pins given: published values not compared (verdict is unpinned)",
         )),
         Some(p) => pins::check_pins(report, p, run, &attested, &facts),
     }
@@ -162,8 +162,10 @@ pub const QUALIFICATION_INVALID: Unverifiable<'static> = Unverifiable {
 pub fn unverifiable_rest(report: &mut Report, opts: &Options<'_>, u: &Unverifiable<'_>) {
     let (cause, why) = (u.cause, u.why);
     match opts.pins {
+        // The publication's checks stand for the pins (named below).
+        None if opts.publication.is_some() => {}
         None => report.push(no_pins(
-            "no --pins given: published values not compared (verdict is unpinned)",
+            "neither --publication nor --pins given: published values not compared (verdict is unpinned)",
         )),
         Some(p) => {
             for pin in &p.pins {

@@ -549,6 +549,9 @@ pub struct Pin {
     /// Line count of the manifest (under `manifests/`) with this digest.
     #[serde(default)]
     pub files: Option<u64>,
+    /// v1.1: the number of `.safetensors` files that manifest lists.
+    #[serde(default)]
+    pub shards: Option<u64>,
 }
 
 impl Pins {
@@ -580,7 +583,7 @@ impl Pins {
             match (&pin.sha256, &pin.value) {
                 (Some(_), None) => {}
                 (None, Some(v)) if v.is_string() || v.is_number() => {
-                    if pin.path.is_some() || pin.files.is_some() {
+                    if pin.path.is_some() || pin.files.is_some() || pin.shards.is_some() {
                         return Err(format!(
                             "{origin}: pin {:?}: a value pin has no path or files (those belong to sha256 pins)",
                             pin.name

@@ -165,7 +165,7 @@ pub fn verdict(v: &Verification) -> Verdict {
         )
     } else if !v.pinned {
         format!(
-            "{head}: the run is internally consistent ({} checks passed, {} skipped{claims}), but nothing was compared with published pins; pass --pins{seal_note}",
+            "{head}: the run is internally consistent ({} checks passed, {} skipped{claims}), but nothing was compared with a publication; pass --publication WRITEUP.md (or --pins PINS.json){seal_note}",
             s.passed, s.skipped
         )
     } else {

@@ -136,16 +136,19 @@ impl Tour {
     /// The weights manifest under manifests/, the engine attestation and
     /// the host check, signed with the TEST-ONLY keys.
     pub fn attest(&self) {
-        let weights = testdata("sample/weights");
+        self.attest_weights(&testdata("sample/weights"));
+    }
+    /// [`Tour::attest`] of the weights in `weights`.
+    pub fn attest_weights(&self, weights: &Path) {
         pp_ok(&[
             &"manifest",
-            &weights,
+            &weights.to_path_buf(),
             &"-o",
             &self.in_run("manifests/weights.manifest"),
         ]);
         pp_ok(&[
             &"manifest",
-            &weights,
+            &weights.to_path_buf(),
             &"--format",
             &"json",
             &"-o",
@@ -192,7 +195,7 @@ impl Tour {
         pp_ok(&[
             &"host",
             &"check",
-            &weights,
+            &weights.to_path_buf(),
             &"--weights",
             &self.in_run("manifests/weights.manifest.json"),
             &"--config",

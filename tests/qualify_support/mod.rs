@@ -350,3 +350,20 @@ sys.exit(r.returncode if r.returncode >= 0 else 128 - r.returncode)
         peak,
     )
 }
+
+/// A trust file in `dir` of the sample's TEST-ONLY public keys: each
+/// (role, key name) pair is `--<role> keys/TEST-ONLY-<name>.pub`.
+pub fn trust_of(dir: &Path, keys: &[(&str, &str)]) -> PathBuf {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample");
+    let out = dir.join("trust.json");
+    let mut args: Vec<std::ffi::OsString> = vec!["key".into(), "trust".into()];
+    for (role, key) in keys {
+        args.push(format!("--{role}").into());
+        args.push(sample.join(format!("keys/TEST-ONLY-{key}.pub")).into());
+    }
+    args.extend(["-o".into(), out.clone().into()]);
+    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (code, _, stderr) = proofpack(&refs);
+    assert_eq!(code, 0, "{stderr}");
+    out
+}

@@ -88,8 +88,9 @@ pub fn counted_digests(p: &Publication) -> Vec<Sha256Digest> {
         .filter_map(|r| match r.kind {
             Pinned::Digest {
                 digest,
-                files: Some(_),
-            } => Some(digest),
+                files,
+                shards,
+            } if files.is_some() || shards.is_some() => Some(digest),
             _ => None,
         })
         .collect()

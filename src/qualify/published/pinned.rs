@@ -23,6 +23,7 @@ fn digest_row(
     r: &PinnedRow,
     digest: Sha256Digest,
     files: Option<u64>,
+    shards: Option<u64>,
 ) -> Check {
     let id = format!("publication:pin:{}", r.slug);
     let at = row_at(p, r);
@@ -32,7 +33,7 @@ fn digest_row(
         .trim_end_matches("-sha256")
         .to_string();
     let subject = match base.as_str() {
-        _ if files.is_some() => Some("weights.manifest"),
+        _ if files.is_some() || shards.is_some() => Some("weights.manifest"),
         "checkpoint-weights" | "weights" | "weights-manifest" | "checkpoint" => {
             Some("weights.manifest")
         }
@@ -42,28 +43,45 @@ fn digest_row(
     };
     if let Some(name) = subject {
         let c = subject_check(ctx, id.clone(), &at, name, digest);
-        let Some(files) = files else {
-            return c;
-        };
-        if c.failed() {
+        if c.failed() || (files.is_none() && shards.is_none()) {
             return c;
         }
-        return match ctx.collected.manifest_lines.values().find(|(d, _)| *d == digest) {
-            Some((_, lines)) if *lines == files => Check::pass(
+        // "N safetensors shards" counts the manifest's `.safetensors`
+        // entries, "N files" all of them (v1.1).
+        let stated = [(files, "files"), (shards, "safetensors shards")];
+        let Some(m) = ctx
+            .collected
+            .manifest_lines
+            .values()
+            .find(|m| m.digest == digest)
+        else {
+            let (n, what) = stated
+                .iter()
+                .find_map(|(n, w)| n.map(|n| (n, *w)))
+                .unwrap_or((0, "files"));
+            return Check::fail(
                 id,
-                format!("{}; the manifest lists {files} files", c.detail),
-            ),
-            Some((_, lines)) => Check::fail(
-                id,
-                format!("{at}: the manifest with this digest lists {lines} files, the publication says {files}"),
+                format!("{at}: no file under manifests/ has this digest, so the count of {what} ({n}) cannot be verified"),
             )
-            .with_values(files, *lines),
-            None => Check::fail(
-                id,
-                format!("{at}: no file under manifests/ has this digest, so the file count {files} cannot be verified"),
-            )
-            .with_values(files, serde_json::Value::Null),
+            .with_values(n, serde_json::Value::Null);
         };
+        let mut said = Vec::new();
+        for (n, what) in stated {
+            let Some(n) = n else { continue };
+            let lists = if what == "files" { m.files } else { m.shards };
+            if lists != n {
+                return Check::fail(
+                    id,
+                    format!("{at}: the manifest with this digest lists {lists} {what}, the publication says {n}"),
+                )
+                .with_values(n, lists);
+            }
+            said.push(format!("{n} {what}"));
+        }
+        return Check::pass(
+            id,
+            format!("{}; the manifest lists {}", c.detail, said.join(" and ")),
+        );
     }
     if matches!(base.as_str(), "benchmark-plan" | "plan") {
         let Some(plan) = &ctx.q.plan else {
@@ -182,9 +200,11 @@ pub(super) fn pinned_checks(
             ));
         }
         match &r.kind {
-            Pinned::Digest { digest, files } => {
-                report.push(digest_row(ctx, chain, p, r, *digest, *files))
-            }
+            Pinned::Digest {
+                digest,
+                files,
+                shards,
+            } => report.push(digest_row(ctx, chain, p, r, *digest, *files, *shards)),
             Pinned::Engine {
                 name,
                 version,

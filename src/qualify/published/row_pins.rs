@@ -20,12 +20,12 @@ pub struct RowPins {
 }
 
 /// The pin name of a digest row (the name `verify --pins` checks it under).
-fn digest_pin_name(slug: &str, files: Option<u64>) -> String {
+fn digest_pin_name(slug: &str, counted: bool) -> String {
     let base = slug
         .trim_end_matches("-sha-256")
         .trim_end_matches("-sha256");
     match base {
-        _ if files.is_some() => "weights.manifest".into(),
+        _ if counted => "weights.manifest".into(),
         "checkpoint-weights" | "weights" | "weights-manifest" | "checkpoint" => {
             "weights.manifest".into()
         }
@@ -52,10 +52,18 @@ pub fn pins_from_publication(p: &Publication) -> (serde_json::Value, Vec<RowPins
     let mut all = Vec::new();
     for r in &p.pinned {
         let (pins, note) = match &r.kind {
-            Pinned::Digest { digest, files } => {
-                let mut pin = json!({"name": digest_pin_name(&r.slug, *files), "sha256": digest.to_hex()});
+            Pinned::Digest {
+                digest,
+                files,
+                shards,
+            } => {
+                let counted = files.is_some() || shards.is_some();
+                let mut pin = json!({"name": digest_pin_name(&r.slug, counted), "sha256": digest.to_hex()});
                 if let Some(f) = files {
                     pin["files"] = json!(f);
+                }
+                if let Some(s) = shards {
+                    pin["shards"] = json!(s);
                 }
                 (vec![pin], None)
             }

@@ -13,9 +13,13 @@ use crate::report::{Kind, Reason, Report};
 const STATEMENT: &str = "statement:";
 
 /// The publication's part of the verdict line (empty when no publication
-/// was checked).
+/// was checked). A check that could not run because another failed is
+/// counted apart, never as checked; and a verification with any failed
+/// check never says "mapped to evidence" (v1.1).
 pub fn verdict_part(report: &Report) -> String {
+    let failed = report.checks().iter().any(|c| c.failed());
     let mut checked = 0;
+    let mut not_checkable = 0;
     let mut tables = Vec::new();
     let mut unchecked = Vec::new();
     let mut publisher = Vec::new();
@@ -31,6 +35,8 @@ pub fn verdict_part(report: &Report) -> String {
         statements += usize::from(statement);
         if c.source() == Some("publisher") {
             publisher.push(rest);
+        } else if c.is_not_checkable() {
+            not_checkable += 1;
         } else if c.ok().is_none() {
             // A table proofpack does not read is outside its definitions;
             // a statement no grammar reads is not read; a row or cell it
@@ -50,18 +56,32 @@ pub fn verdict_part(report: &Report) -> String {
             statements_checked += usize::from(statement);
         }
     }
-    if checked + tables.len() + unchecked.len() + publisher.len() + statements_unread.len() == 0 {
+    if checked
+        + not_checkable
+        + tables.len()
+        + unchecked.len()
+        + publisher.len()
+        + statements_unread.len()
+        == 0
+    {
         return String::new();
     }
     let mut out = format!(
         "; {checked} publication checks against evidence ({statements_checked} of {statements} statement(s) of the prose checked)"
     );
+    if not_checkable > 0 {
+        out.push_str(&format!(
+            "; {not_checkable} publication check(s) not checkable because a check they need failed"
+        ));
+    }
     if tables.is_empty()
         && unchecked.is_empty()
         && publisher.is_empty()
         && statements_unread.is_empty()
     {
-        out.push_str(", every row, cell and statement mapped to evidence");
+        if !failed && not_checkable == 0 {
+            out.push_str(", every row, cell and statement mapped to evidence");
+        }
         return out;
     }
     if !statements_unread.is_empty() {
