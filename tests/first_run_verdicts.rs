@@ -84,7 +84,7 @@ fn a_failed_verdict_never_says_mapped_to_evidence() {
     // The launch-check sentence could not be checked (its host checks
     // failed): it is not counted as a checked statement.
     assert!(
-        v.contains("(7 of 8 statement(s) of the prose checked)"),
+        v.contains("(18 of 19 statement(s) of the prose checked)"),
         "{v}"
     );
     assert!(
@@ -106,7 +106,7 @@ fn a_failed_verdict_never_says_mapped_to_evidence() {
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     let v = verdict(&ok);
     assert!(
-        v.contains("(8 of 8 statement(s) of the prose checked)"),
+        v.contains("(19 of 19 statement(s) of the prose checked)"),
         "{v}"
     );
     assert!(
@@ -129,10 +129,18 @@ fn a_damaged_bundle_says_where_reading_stopped_and_nothing_after_it_is_absent() 
     let d = tempfile::tempdir().unwrap();
     let writeup = sample().join("PUBLICATION.md");
     let trust = sample().join("trust.json");
-    // 1000: inside the deflate data before the MANIFEST ends; 5000: after
-    // the first entries, before qualification.json.
-    for at in [1000, 5000] {
-        let b = damaged(d.path(), at);
+    // A flipped byte inside the deflate data before the MANIFEST ends; the
+    // file cut at a quarter, after the first entries, before
+    // qualification.json.
+    let len = std::fs::metadata(bundle()).unwrap().len() as usize;
+    for at in [1000, len / 4] {
+        let b = if at == 1000 {
+            damaged(d.path(), at)
+        } else {
+            let p = d.path().join("cut.tgz");
+            std::fs::write(&p, &std::fs::read(bundle()).unwrap()[..at]).unwrap();
+            p
+        };
         let o = verify_with(
             &b,
             &[

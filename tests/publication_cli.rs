@@ -75,7 +75,7 @@ fn changed_ttft_p95_cell() {
         "publication:point:0.5.ttft_s.p95",
         "column \\\"TTFT p50 / p95 / p99\\\"",
     );
-    o.assert_fails("publication:point:0.5.ttft_s.p95", "PUBLICATION.md:25");
+    o.assert_fails("publication:point:0.5.ttft_s.p95", "PUBLICATION.md:32");
     o.assert_fails("publication:point:0.5.ttft_s.p95.sealed_claim", "6.590");
 }
 
@@ -118,7 +118,7 @@ fn wrong_shard_count() {
     p.edit("96 safetensors shards", "95 safetensors shards");
     p.verify(&[]).assert_fails(
         "publication:pin:checkpoint-weights",
-        "lists 96 files, the publication says 95",
+        "lists 96 safetensors shards, the publication says 95",
     );
 }
 
@@ -189,8 +189,15 @@ fn first_token_deadline_above_the_ttft_budget() {
         "first_token_deadline_s to 8.5 s",
         "first_token_deadline_s to 10.5 s",
     );
+    // The prose's margin would have to be negative: it fails too, even
+    // when written so.
+    p.edit("leaving about 0.6 s", "leaving about -1.4 s");
     let o = p.verify(&[]);
-    o.assert_only_failures(&["publication:pin:fleet-latency-budgets.deadline-below-ttft"]);
+    o.assert_only_failures(&[
+        "publication:pin:fleet-latency-budgets.deadline-below-ttft",
+        "publication:statement:22.3",
+    ]);
+    o.assert_fails("publication:statement:22.3", "leaves no time of the budget");
     o.assert_fails(
         "publication:pin:fleet-latency-budgets.deadline-below-ttft",
         "is not below the TTFT budget 10 s",
@@ -314,7 +321,7 @@ fn expected_excerpt_pins() -> Value {
         json!({"name": "narwhal-router-source", "value": "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c"}),
         json!({"name": "benchmark-client-source", "value": "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4"}),
         json!({"name": "engine-image", "sha256": h('1')}),
-        json!({"name": "weights.manifest", "sha256": h('2'), "files": 96}),
+        json!({"name": "weights.manifest", "sha256": h('2'), "shards": 96}),
         json!({"name": "config.json", "sha256": h('3')}),
         json!({"name": "profile-store", "sha256": h('4')}),
         json!({"name": "qualified-fleet", "sha256": h('5')}),

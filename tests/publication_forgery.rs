@@ -49,7 +49,7 @@ fn a_table_hidden_in_an_html_block_is_refused() {
     let p = published();
     p.edit("| Offered rate |", "<div hidden>\n| Offered rate |");
     let e = p.refused();
-    assert!(e.contains("PUBLICATION.md:23:1: an HTML block"), "{e}");
+    assert!(e.contains("PUBLICATION.md:30:1: an HTML block"), "{e}");
 }
 
 #[test]
@@ -89,7 +89,7 @@ fn a_pilcrow_row_is_a_row_with_a_hidden_cell_and_refused() {
     let e = p.refused();
     assert!(
         e.contains(
-            "PUBLICATION.md:27:1: this table row is written with 7 cells under a header of 6"
+            "PUBLICATION.md:34:1: this table row is written with 7 cells under a header of 6"
         ),
         "{e}"
     );
@@ -177,7 +177,7 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "a zero-width space in a number",
             "| 0.433 request/s",
             "| 0.4\u{200b}33 request/s",
-            "25:",
+            "32:",
             "U+200B",
         ),
         // A renderer shows "0.4\u{fffd}33"; a reader dropping the NUL, 0.433.
@@ -185,14 +185,14 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "a NUL in a number",
             "| 0.433 request/s",
             "| 0.4\u{0}33 request/s",
-            "25:",
+            "32:",
             "the control character U+0000",
         ),
         (
             "a lone CR",
             "| 0.433 request/s",
             "| 0.4\r33 request/s",
-            "25:",
+            "32:",
             "a carriage return not followed by a line feed",
         ),
         (
@@ -236,7 +236,7 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "a Hangul filler in a number",
             "| 0.433 request/s",
             "| 0.4\u{3164}33 request/s",
-            "25:",
+            "32:",
             "U+3164 shows as blank space or as nothing",
         ),
         (
@@ -250,21 +250,21 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "a line separator inside a number",
             "| 0.433 request/s",
             "| 0.4\u{2028}33 request/s",
-            "25:",
+            "32:",
             "U+2028",
         ),
         (
             "a combining mark over a digit",
             "| 0.433 request/s",
             "| 0.43\u{0338}3 request/s",
-            "25:",
+            "32:",
             "the combining mark U+0338 is drawn over '3'",
         ),
         (
             "a combining mark written as a character reference",
             "| 0.433 request/s",
             "| 0.43&#x338;3 request/s",
-            "25:",
+            "32:",
             "U+0338 is drawn over '3', so a reader sees another character than the text holds; remove it (or write the letter precomposed) (written as a character reference)",
         ),
     ] {
@@ -446,14 +446,14 @@ fn a_table_proofpack_does_not_read_is_named_and_fails_require_all() {
     .unwrap();
     let o = p.verify(&[]);
     o.assert_ok();
-    assert!(o.check("publication:table:30")["ok"].is_null());
+    assert!(o.check("publication:table:37")["ok"].is_null());
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
         v.contains("1 table(s) NOT CHECKED") && !v.contains("every row, cell and statement mapped"),
         "{v}"
     );
     p.verify(&[os("--require-all")])
-        .assert_fails("publication:table:30", "neither a pinned-inputs table");
+        .assert_fails("publication:table:37", "neither a pinned-inputs table");
 }
 
 #[test]

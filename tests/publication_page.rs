@@ -129,7 +129,7 @@ fn the_page_shows_the_write_up_as_gfm_renders_it_with_every_statement_marked_onc
             "{id} has no row"
         );
     }
-    assert!(page.contains("data-statement=\"publication:statement:24.3\" data-found="));
+    assert!(page.contains("data-statement=\"publication:statement:28.3\" data-found="));
     // The section's text is cmark-gfm's rendering of the write-up, in the
     // page's markup and as Chromium lays it out.
     let theirs = gfm_blocks(&p.text());

@@ -17,13 +17,24 @@ use publication_support::*;
 use serde_json::{json, Value};
 
 const LAUNCH: &str = "publication:statement:20.1";
-const PLAN: &str = "publication:statement:20.2";
-const DERIVED: &str = "publication:statement:20.3";
-const GATES: &str = "publication:statement:20.4";
-const RESULT: &str = "publication:statement:22.1";
-const WARMUP: &str = "publication:statement:22.2";
-const TERMINAL: &str = "publication:statement:22.3";
-const BUNDLE: &str = "publication:statement:28";
+const MANIFESTS: &str = "publication:statement:20.2";
+const PROFILES: &str = "publication:statement:20.3";
+const PROBES: &str = "publication:statement:22.1";
+const PROBE_RANGE: &str = "publication:statement:22.2";
+const DERIVED: &str = "publication:statement:22.3";
+const GATES: &str = "publication:statement:22.4";
+const PLAN: &str = "publication:statement:24.1";
+const PLAN_LINKS: &str = "publication:statement:24.2";
+const CLIENT_OPTIONS: &str = "publication:statement:24.3";
+const RESULT: &str = "publication:statement:26.1";
+const WARMUP: &str = "publication:statement:26.2";
+const TERMINAL: &str = "publication:statement:26.3";
+const COVERAGE: &str = "publication:statement:28.1";
+const DIAGNOSTIC: &str = "publication:statement:28.2";
+const COLLECTOR: &str = "publication:statement:28.3";
+const POST_LOAD: &str = "publication:statement:28.4";
+const BUNDLE: &str = "publication:statement:35.1";
+const INVENTORY: &str = "publication:statement:35.2";
 
 fn statements(o: &Outcome) -> Vec<Value> {
     o.report["checks"]
@@ -58,7 +69,27 @@ fn the_sample_checks_every_statement_of_its_prose_with_require_all() {
     let ids: Vec<&str> = st.iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(
         ids,
-        [LAUNCH, PLAN, DERIVED, GATES, RESULT, WARMUP, TERMINAL, BUNDLE]
+        [
+            LAUNCH,
+            MANIFESTS,
+            PROFILES,
+            PROBES,
+            PROBE_RANGE,
+            DERIVED,
+            GATES,
+            PLAN,
+            PLAN_LINKS,
+            CLIENT_OPTIONS,
+            RESULT,
+            WARMUP,
+            TERMINAL,
+            COVERAGE,
+            DIAGNOSTIC,
+            COLLECTOR,
+            POST_LOAD,
+            BUNDLE,
+            INVENTORY
+        ]
     );
     let text = std::fs::read_to_string(root.join("PUBLICATION.md")).unwrap();
     for c in &st {
@@ -70,7 +101,7 @@ fn the_sample_checks_every_statement_of_its_prose_with_require_all() {
     }
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(8 of 8 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
+        v.contains("(19 of 19 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
         "{v}"
     );
 }
@@ -84,21 +115,21 @@ fn a_statement_no_grammar_reads_is_named_and_fails_require_all() {
     );
     let o = p.verify(&[]);
     o.assert_ok();
-    let c = o.check("publication:statement:21");
+    let c = o.check("publication:statement:25");
     assert_eq!(c["ok"], Value::Null, "{c}");
     assert_eq!(c["reason"], "not_read");
     assert_eq!(
         c["source"],
-        json!({"line": 21, "text": "Every engine answered 100% of its health probes."})
+        json!({"line": 25, "text": "Every engine answered 100% of its health probes."})
     );
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(8 of 9 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:21")
+        v.contains("(19 of 20 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:25")
             && !v.contains("every row, cell and statement mapped"),
         "{v}"
     );
     p.verify(&[os("--require-all")])
-        .assert_fails("publication:statement:21", "no grammar of proofpack reads");
+        .assert_fails("publication:statement:25", "no grammar of proofpack reads");
 }
 
 #[test]
@@ -308,14 +339,14 @@ fn full_launch_checks_on_more_hosts_or_in_sizes_only_mode_fail() {
         "Full SHA-256 launch checks passed on 8 hosts.\n\nMeasured points¶",
     );
     p.verify(&[])
-        .assert_fails("publication:statement:21", "the run has 4 host report(s)");
+        .assert_fails("publication:statement:25", "the run has 4 host report(s)");
     let p = published();
     p.edit(
         "Measured points¶",
         "The launch checks hashed every shard in full on four hosts.\n\nMeasured points¶",
     );
     p.verify(&[]).assert_fails(
-        "publication:statement:21",
+        "publication:statement:25",
         "launch check was made in mode sizes-only, not full",
     );
 }

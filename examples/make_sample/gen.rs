@@ -21,6 +21,14 @@ use proofpack::qualify::metrics::MetricsAccumulator;
 use proofpack::qualify::schema::Status;
 use serde_json::{json, Value};
 
+#[path = "evidence.rs"]
+mod evidence;
+#[path = "writeup.rs"]
+mod writeup;
+// Not every crate that includes this file writes the write-up.
+#[allow(unused_imports)]
+pub use writeup::publication;
+
 /// Name of the sample qualification (and the bundle's root directory).
 pub const NAME: &str = "kimi-k3-mi355x-20260923-sample";
 /// Model id.
@@ -55,6 +63,18 @@ pub const CLIENT_COMMIT: &str = "b7e2d4f6a8c0e1d3f5a7b9c1d2e4f6a8b0c2d4e6";
 pub const ENGINE_NAME: &str = "vllm";
 /// Engine version.
 pub const ENGINE_VERSION: &str = "0.11.2+rocm7.0";
+/// The options the benchmark client ran every point with (v1.1: recorded
+/// in the plan, `client.args`).
+pub const CLIENT_ARGS: [&str; 8] = [
+    "--ttft",
+    "10",
+    "--tpot",
+    "0.3",
+    "--attainment",
+    "0.95",
+    "--timeout",
+    "600",
+];
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -356,16 +376,19 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         &pretty(&json!({
             "plan": "kimi-k3-serving-qualification",
             "router": {"name": "narwhal", "revision": ROUTER_COMMIT},
-            "client": {"name": "proofpack-sample-client", "revision": CLIENT_COMMIT},
+            "client": {"name": "proofpack-sample-client", "revision": CLIENT_COMMIT, "args": CLIENT_ARGS},
             "workload": "inputs/workload.json",
             "fleet": "inputs/fleet-qualified.json",
             "packaged_fleet": "inputs/fleet-packaged.json",
             "preflight": "preflight.json",
+            "probes": "probes/probes.json",
+            "post_load": "post-load.json",
+            "full_manifests": (0..ENGINES).map(|e| format!("manifests/hosts/{}.manifest.json", host_name(e))).collect::<Vec<_>>(),
             "arrival": "poisson",
             "max_input_tokens": INPUT_TOKENS,
             "max_output_tokens": OUTPUT_TOKENS,
             "seed": 20260923,
-            "points": p.points.iter().map(|(n, r)| json!({"name": n, "offered_rate": r, "requests": p.requests, "warmup": p.warmup})).collect::<Vec<_>>(),
+            "points": p.points.iter().map(|(n, r)| json!({"name": n, "offered_rate": r, "requests": p.requests, "warmup": p.warmup, "collector": format!("benchmark/{n}/collector.json")})).collect::<Vec<_>>(),
             "slo": {"ttft_s": SLO_TTFT_S, "tpot_s": SLO_TPOT_S, "attainment": SLO_ATTAINMENT},
             "request_timeout_s": 600
         })),
@@ -388,9 +411,22 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
     write(
         &run.join("inputs/profile-store.json"),
         &pretty(&json!({
-            "profiles": [{"engine": "vllm", "version": "0.11.2+rocm7.0", "model": MODEL,
-                          "args": ["--tensor-parallel-size", "8", "--max-model-len", "131072", "--kv-cache-dtype", "fp8", "--max-num-seqs", "64"]}]
+            "profiles": (0..ENGINES).map(|e| json!({"engine": "vllm", "version": "0.11.2+rocm7.0", "model": MODEL,
+                          "id": format!("engine-{e}"),
+                          "args": ["--tensor-parallel-size", "8", "--max-model-len", "131072", "--kv-cache-dtype", "fp8", "--max-num-seqs", "64"],
+                          "samples": format!("profiles/engine-{e}.json")})).collect::<Vec<_>>()
         })),
+    );
+    // v1.1: the live profiles' samples, the direct probes (section 9.6).
+    for e in 0..ENGINES {
+        write(
+            &run.join(format!("profiles/engine-{e}.json")),
+            &pretty(&evidence::profile_samples(e, ENGINES, INPUT_TOKENS)),
+        );
+    }
+    write(
+        &run.join("probes/probes.json"),
+        &pretty(&evidence::probes(ENGINES)),
     );
     write(
         &run.join("preflight.json"),
@@ -419,6 +455,9 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         let t0 = (BASE_TIME + 3600.0 * k as f64).max((previous_end + 180.0).ceil());
         let load = rate / 1.0; // heavier load, slower first tokens
         let mut t = t0;
+        // The point's window as its collector saw it: first measured send
+        // to last answer.
+        let (mut window_start, mut window_end) = (f64::INFINITY, f64::NEG_INFINITY);
         for i in 0..(p.warmup + p.requests) {
             let warm = i < p.warmup;
             let rid = if warm {
@@ -473,6 +512,8 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
             );
             if !warm {
                 let _ = acc.add(status, sent, first, fin, out_tok, SLO_TTFT_S, SLO_TPOT_S);
+                window_start = window_start.min(sent);
+                window_end = window_end.max(fin.or(first).unwrap_or(sent));
             }
             let engine = (i as usize) % ENGINES;
             let mut ev = |at: f64, text: String| {
@@ -500,6 +541,20 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         }
         let file = format!("benchmark/{pname}/client.jsonl");
         write(&run.join(&file), client.as_bytes());
+        // One scrape every 5 s (longer for long points, so that a
+        // collector report stays a few thousand scrapes); the lowest-rate
+        // point's collector never saw router_flips_total.
+        let interval = 5.0 * (p.requests as f64 / 200.0).max(1.0).ceil();
+        let lowest = p.points.iter().all(|(_, r)| r >= rate);
+        write(
+            &run.join(format!("benchmark/{pname}/collector.json")),
+            &pretty(&evidence::collector(
+                window_start,
+                window_end,
+                interval,
+                !lowest,
+            )),
+        );
         let m = acc.finish();
         let f3 = |v: Option<f64>| format!("{:.3}", v.expect("metric"));
         let f1 = |v: Option<f64>| format!("{:.1}", v.expect("metric"));
@@ -525,6 +580,13 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         jtext.push('\n');
     }
     write(&run.join("router-journal.jsonl"), jtext.as_bytes());
+    // The post-load check, two minutes after the last point's last answer.
+    write(
+        &run.join("post-load.json"),
+        &pretty(&evidence::post_load(&proofpack::timefmt::rfc3339_utc(
+            (previous_end + 120.0).ceil() as u64,
+        ))),
+    );
 
     let config_d = Sha256Digest::of_bytes(&config);
     let ek = engine_key();
@@ -551,6 +613,14 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         &run.join("manifests/weights.manifest.json"),
         record_json.as_bytes(),
     );
+    // v1.1: each host's earlier full checkpoint manifest, one record per
+    // host, every shard hashed: they agree with the weights record.
+    for e in 0..ENGINES {
+        write(
+            &run.join(format!("manifests/hosts/{}.manifest.json", host_name(e))),
+            record_json.as_bytes(),
+        );
+    }
     let fleet_digest = Sha256Digest::of_bytes(&fleet);
     // The launch check of every engine's host, sizes only, against the
     // weights manifest, with the config: what the write-up says was done.
@@ -607,6 +677,17 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
         "host_checks": host_checks,
         "qualified_fleet": "inputs/fleet-qualified.json",
         "weights_record": "manifests/weights.manifest.json",
+        "roles": {
+            "client records": ["benchmark/*/client.jsonl"],
+            "router journal": ["router-journal.jsonl"],
+            "engine attestations": ["attestations/*.dsse.json"],
+            "benchmark plan": ["inputs/benchmark-plan.json"],
+            "collector reports": ["benchmark/*/collector.json"],
+            "profile samples": ["profiles/*.json"],
+            "preflight report": ["preflight.json"],
+            "post-load check": ["post-load.json"],
+            "inputs pinned above": ["inputs/*.json", "manifests/*"]
+        },
         "points": points_json
     });
     write(&run.join("qualification.json"), &pretty(&q));
@@ -626,127 +707,6 @@ pub fn generate(out: &Path, p: &Params) -> Sample {
 /// profile store), so nothing rests on a pointer the publisher chose.
 pub fn facts() -> Value {
     json!([])
-}
-
-/// The sample's write-up, in the layout of real qualification write-ups
-/// exported from a docs site (headings ending in `¶`, pipe tables, prose
-/// between them), every value taken from the run and its bundle.
-pub fn publication(s: &Sample, bundle: &Sha256Digest) -> String {
-    let q: Value = serde_json::from_slice(
-        &fs::read(s.run.join("qualification.json")).expect("read qualification.json"),
-    )
-    .expect("qualification.json");
-    let digest_of = |rel: &str| {
-        Sha256Digest::of_bytes(&fs::read(s.run.join(rel)).expect("read an input")).to_hex()
-    };
-    let mut t = String::new();
-    let _ = writeln!(t, "Kimi-K3 GPU benchmark qualification (synthetic sample)¶");
-    let _ = writeln!(
-        t,
-        "This write-up is generated with the sample run; its numbers are synthetic."
-    );
-    let _ = writeln!(t, "Pinned inputs¶");
-    let _ = writeln!(t, "| Input | Value |");
-    let _ = writeln!(t, "|---|---|");
-    let _ = writeln!(t, "| Narwhal router source | {ROUTER_COMMIT} |");
-    let _ = writeln!(t, "| Benchmark client source | {CLIENT_COMMIT} |");
-    let _ = writeln!(t, "| Model | {MODEL} |");
-    let _ = writeln!(
-        t,
-        "| Engine | vLLM {ENGINE_VERSION}, image {} |",
-        s.image.prefixed()
-    );
-    let _ = writeln!(
-        t,
-        "| Accelerator per engine | AMD Instinct MI355X, eight GPUs, tensor parallelism 8 |"
-    );
-    let _ = writeln!(
-        t,
-        "| Checkpoint weights | {SHARDS} safetensors shards; SHA-256 of the sorted path:sha256 manifest is {} |",
-        s.weights_manifest.to_hex()
-    );
-    let _ = writeln!(t, "| Model config SHA-256 | {} |", s.config.to_hex());
-    let _ = writeln!(
-        t,
-        "| Fleet latency budgets | {} s TTFT, {} s TPOT; first-token deadline {FIRST_TOKEN_DEADLINE_S} s |",
-        SLO_TTFT_S, SLO_TPOT_S
-    );
-    let _ = writeln!(
-        t,
-        "| Workload | 8,192 input tokens, {OUTPUT_TOKENS} output tokens, seed {WORKLOAD_SEED}, temperature 0, prefix caching disabled; 20 distinct IDs in a 28-token pool |"
-    );
-    let _ = writeln!(
-        t,
-        "| Profile store SHA-256 | {} |",
-        digest_of("inputs/profile-store.json")
-    );
-    let _ = writeln!(t, "| Qualified fleet SHA-256 | {} |", s.fleet.to_hex());
-    let _ = writeln!(
-        t,
-        "| Benchmark plan SHA-256 | {} |",
-        digest_of("inputs/benchmark-plan.json")
-    );
-    let _ = writeln!(
-        t,
-        "| Workload SHA-256 | {} |",
-        digest_of("inputs/workload.json")
-    );
-    let _ = writeln!(t);
-    let _ = writeln!(t, "The launch checks confirmed every shard's recorded size and the model config hash on every engine. The benchmark plan declares ordered 0.5 and 1 request/s points, 200 requests each. The qualified fleet copy changes only first_token_deadline_s to {FIRST_TOKEN_DEADLINE_S} s. The preflight passed its weights-manifest, engine-images, health and clock-skew gates.");
-    let _ = writeln!(t, "Measured points¶");
-    let (mut rows, mut total) = (String::new(), [0; 4]);
-    for p in q["points"].as_array().expect("points") {
-        let c = &p["claims"];
-        let st = |v: &Value| v.as_str().expect("claim").to_string();
-        let rate = p["offered_rate"].as_f64().expect("rate");
-        let within = c["within_limits"].as_u64().expect("within");
-        let requests = p["requests"].as_u64().expect("requests");
-        let file = p["client_records"].as_str().expect("file");
-        let text = fs::read_to_string(s.run.join(file)).expect("records");
-        let count = |status: &str| {
-            text.lines()
-                .filter(|l| {
-                    l.contains("\"warmup\":false")
-                        && l.contains(&format!("\"status\":\"{status}\""))
-                })
-                .count() as u64
-        };
-        let mut result = format!("{within}/{requests} within limits");
-        let (failed, timed_out) = (count("error"), count("timeout"));
-        if failed + timed_out > 0 {
-            result.push_str(&format!(", {failed} failed, {timed_out} timed out"));
-        }
-        for (t, v) in total.iter_mut().zip([within, requests, failed, timed_out]) {
-            *t += v;
-        }
-        let _ = writeln!(
-            rows,
-            "| {rate} request/s | {} request/s | {} tokens/s | {} / {} / {} s | {} / {} / {} ms | {result} |",
-            st(&c["completed_rate"]),
-            st(&c["output_throughput"]),
-            st(&c["ttft_s"]["p50"]),
-            st(&c["ttft_s"]["p95"]),
-            st(&c["ttft_s"]["p99"]),
-            st(&c["tpot_ms"]["p50"]),
-            st(&c["tpot_ms"]["p95"]),
-            st(&c["tpot_ms"]["p99"]),
-        );
-    }
-    let [w, n, f, to] = total;
-    let _ = writeln!(
-        t,
-        "Both points completed {w}/{n} within limits, {f} failed, {to} timed out. The table excludes one completed warmup request per point; the client and the router journal each recorded 201 terminal requests including that warmup."
-    );
-    let _ = writeln!(t, "| Offered rate | Completed rate including drain | Output throughput including drain | TTFT p50 / p95 / p99 | TPOT p50 / p95 / p99 | Result |");
-    let _ = writeln!(t, "|---|---|---|---|---|---|");
-    t.push_str(&rows);
-    let _ = writeln!(t);
-    let _ = writeln!(
-        t,
-        "The retained artifact bundle is {NAME}.tgz (SHA-256 {}). It contains the client records, the router journal, the engine attestations, the benchmark plan and the inputs pinned above.",
-        bundle.to_hex()
-    );
-    t
 }
 
 /// PEM files of a key pair.

@@ -172,6 +172,7 @@ pub fn parse_point(s: &str) -> Result<PlanPoint, String> {
         offered_rate,
         requests,
         warmup: warmup.unwrap_or(0),
+        collector: None,
     })
 }
 

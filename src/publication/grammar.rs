@@ -366,7 +366,8 @@ pub fn parts(value: &str) -> Vec<String> {
     out.into_iter().map(|p| p.trim().to_string()).collect()
 }
 
-const WORDS: [&str; 17] = [
+/// Count words, by value ("zero" is 0).
+pub const WORDS: [&str; 17] = [
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
 ];

@@ -78,6 +78,19 @@ pub const OUTCOME_WORDS: &[&str] = &[
     "identical",
 ];
 
+/// v1.1: words that state what the run holds or pins, though no number,
+/// count or outcome does ("It contains the client records, ...", "It
+/// points to the qualified fleet copy and records the pinned benchmark
+/// client revision"): a sentence of a paragraph with one is a statement
+/// too (a heading such as "Pinned inputs" is not).
+pub const CLAIM_WORDS: &[&str] = &["pinned", "contains", "contain", "contained"];
+
+/// True when a sentence of a paragraph holds one of [`CLAIM_WORDS`].
+pub fn states_holding(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| CLAIM_WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
+}
+
 /// True when `text` holds a claim: a number (a digit not inside a word, so
 /// "Kimi-K3" and "MI355X" are names), a digest or commit (seven or more hex
 /// characters with a digit), a percentage, a count word or an outcome word.
@@ -176,9 +189,10 @@ pub fn statements(doc: &Document) -> Result<Vec<Statement>, TooManyStatements> {
                 }
             }
             ProseKind::Paragraph | ProseKind::Heading(_) => {
+                let paragraph = p.kind == ProseKind::Paragraph;
                 for (s, e) in clauses(&p.text) {
                     let t = p.text[s..e].trim();
-                    if is_claim(t) {
+                    if is_claim(t) || (paragraph && states_holding(t)) {
                         let lead = p.text[s..].len() - p.text[s..].trim_start().len();
                         let at = s + lead;
                         if found.len() == MAX_STATEMENTS {

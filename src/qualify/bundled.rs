@@ -245,6 +245,9 @@ pub fn verify_bundle_file(
         unverifiable_rest(&mut report, opts, &QUALIFICATION_INVALID);
         return Ok(Verification::new(report, opts, &source));
     };
+    if let Some(p) = opts.publication {
+        super::published::locate_bindings(&q, p).map_err(QualifyError::Usage)?;
+    }
     source.inputs.extend(bundled_inputs(&q, &pass1));
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan).with_deriver(opts.deriver);

@@ -87,6 +87,8 @@ pub struct PlanPoint {
     pub requests: u64,
     /// Warmup requests.
     pub warmup: u64,
+    /// v1.1: the point's collector report (a path in the run), when named.
+    pub collector: Option<String>,
 }
 
 /// The fields of a benchmark plan that proofpack reads.
@@ -115,6 +117,54 @@ pub struct BenchmarkPlan {
     pub packaged_fleet: Option<String>,
     /// v1.1: the preflight report (a path in the run), when named.
     pub preflight: Option<String>,
+    /// v1.1: the options the benchmark client ran every point with
+    /// (`client.args`), when recorded.
+    pub client_args: Option<Vec<String>>,
+    /// v1.1: the direct probes' report (a path in the run), when named.
+    pub probes: Option<String>,
+    /// v1.1: the post-load check's report (a path in the run), when named.
+    pub post_load: Option<String>,
+    /// v1.1: earlier full checkpoint manifests (manifest records, paths in
+    /// the run), when named.
+    pub full_manifests: Vec<String>,
+}
+
+/// v1.1: `client.args`, a list of strings, when the plan records it.
+fn client_args(obj: &serde_json::Map<String, Value>) -> Result<Option<Vec<String>>, String> {
+    let Some(client) = obj.get("client") else {
+        return Ok(None);
+    };
+    match client.as_object().and_then(|c| c.get("args")) {
+        None => Ok(None),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("client.args must be strings, found {v}"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err(format!(
+            "client.args must be an array of strings, found {other}"
+        )),
+    }
+}
+
+/// v1.1: `full_manifests`, paths in the run.
+fn paths(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match obj.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(a)) => {
+            let mut out = Vec::new();
+            for (i, v) in a.iter().enumerate() {
+                let one = serde_json::Map::from_iter([(key.to_string(), v.clone())]);
+                out.extend(opt_path(&one, key).map_err(|e| format!("{e} (item {i})"))?);
+            }
+            Ok(out)
+        }
+        Some(other) => Err(format!("{key} must be an array of paths, found {other}")),
+    }
 }
 
 fn opt_path(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
@@ -242,6 +292,7 @@ impl BenchmarkPlan {
                     &format!("{at}: warmup"),
                 )
                 .map_err(err)?,
+                collector: opt_path(o, "collector").map_err(|e| err(format!("{at}: {e}")))?,
                 name,
             });
         }
@@ -303,6 +354,10 @@ impl BenchmarkPlan {
             router_revision: opt_revision(obj, "router").map_err(err)?,
             packaged_fleet: opt_path(obj, "packaged_fleet").map_err(err)?,
             preflight: opt_path(obj, "preflight").map_err(err)?,
+            client_args: client_args(obj).map_err(err)?,
+            probes: opt_path(obj, "probes").map_err(err)?,
+            post_load: opt_path(obj, "post_load").map_err(err)?,
+            full_manifests: paths(obj, "full_manifests").map_err(err)?,
         })
     }
 }

@@ -55,6 +55,9 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
         unverifiable_rest(&mut report, opts, &QUALIFICATION_INVALID);
         return Ok(Verification::new(report, opts, &source));
     };
+    if let Some(p) = opts.publication {
+        super::published::locate_bindings(&q, p).map_err(QualifyError::Usage)?;
+    }
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan).with_deriver(opts.deriver);
     let scan = collect_run_dir(root, &mut collector)?;

@@ -36,17 +36,22 @@ use crate::publication::{Pinned, PinnedRow, Publication};
 use crate::report::{Check, Reason, Report};
 
 mod attestations;
+mod bindings;
 mod chain;
 mod pinned;
 mod points;
 mod prose;
+mod prose_evidence;
 mod prose_facts;
 mod prose_found;
+mod prose_inventory;
+mod prose_run;
 mod row_pins;
 mod statements;
 mod summary;
 mod workload;
 
+pub use bindings::locate as locate_bindings;
 use pinned::pinned_checks;
 use points::point_checks;
 pub use prose::{

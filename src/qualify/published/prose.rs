@@ -7,6 +7,7 @@
 use serde_json::{json, Value};
 
 use super::prose_found::{found, plan_of, Found};
+use super::prose_run::RunRead;
 use super::Context;
 use crate::publication::grammar::{read_parts, statement_matches, Slot};
 use crate::publication::Decimal;
@@ -151,6 +152,8 @@ pub enum Read {
         /// Requests per point.
         requests: u64,
     },
+    /// A statement about how the run was made (v1.1, [`super::prose_run`]).
+    Run(RunRead),
 }
 
 fn int(s: &Slot) -> Option<u64> {
@@ -171,6 +174,7 @@ pub fn read(text: &str) -> Option<Read> {
     read_result(text)
         .or_else(|| read_plan(text))
         .or_else(|| read_gates(text))
+        .or_else(|| super::prose_run::read(text).map(Read::Run))
 }
 
 fn read_gates(text: &str) -> Option<Read> {
@@ -270,8 +274,33 @@ fn read_plan(text: &str) -> Option<Read> {
 }
 
 /// Checks a statement as read against the evidence.
-pub fn check(r: &Read, ctx: &Context<'_>) -> Found {
+pub fn check(r: &Read, p: &crate::publication::Publication, ctx: &Context<'_>) -> Found {
+    use super::{prose_evidence as ev, prose_inventory as inv};
     match r {
+        Read::Run(run) => match run {
+            RunRead::PlanLinks { fleet, revision } => inv::plan_links(*fleet, *revision, p, ctx),
+            RunRead::ClientOptions { both, args } => inv::client_options(*both, args, ctx),
+            RunRead::DerivedBound { rule, margin } => ev::derived_bound(rule, margin.as_ref(), ctx),
+            RunRead::ProbesCompleted => ev::probes_completed(ctx),
+            RunRead::ProbeRange { min, max } => ev::probe_range(min, max, ctx),
+            RunRead::Profiles {
+                tokens,
+                prefill,
+                lo,
+                hi,
+            } => ev::profiles(*tokens, prefill, lo, hi, ctx),
+            RunRead::FullManifests => ev::full_manifests(ctx),
+            RunRead::Coverage { both, counts } => ev::coverage(*both, *counts, ctx),
+            RunRead::Diagnostic {
+                which,
+                n,
+                kind,
+                metric,
+            } => ev::diagnostic(which, *n, kind, metric, ctx),
+            RunRead::CollectorPassed { which } => ev::collector_passed(which, ctx),
+            RunRead::PostLoad { name, after } => ev::post_load(name, *after, ctx),
+            RunRead::Inventory { roles } => inv::inventory(roles, ctx),
+        },
         Read::Form(FormKind::Bundle, s) => super::prose_facts::bundle(s, ctx),
         Read::Form(FormKind::Warmup, s) => warmup(s, ctx),
         Read::Form(FormKind::Terminal, s) => terminal(s, ctx),
@@ -494,6 +523,9 @@ mod tests {
         assert!(doc.contains(&plan), "{plan}");
         let gates = GATES_FORM.replace(", ... and", "[, <gate> ...][,] and");
         assert!(doc.contains(&gates), "{gates}");
+        for form in super::super::prose_run::documented_forms() {
+            assert!(doc.contains(&form.to_lowercase()), "{form}");
+        }
     }
 
     #[test]

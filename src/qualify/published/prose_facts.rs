@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::prose_found::{found, plan_of, Found};
+use super::prose_found::{found, json_file, plan_of, Found};
 use super::Context;
 use crate::publication::grammar::Slot;
 
@@ -158,20 +158,6 @@ pub fn full_launch_checks(n: Option<u64>, ctx: &Context<'_>) -> Found {
         Ok(())
     };
     f
-}
-
-/// A JSON file of the run, parsed (duplicate keys refused).
-fn json_file(ctx: &Context<'_>, path: &str) -> Result<serde_json::Value, String> {
-    if let Some(why) = crate::qualify::file_problem(path, ctx.collected, ctx.unusable) {
-        return Err(why);
-    }
-    let bytes = ctx
-        .collected
-        .small
-        .get(path)
-        .ok_or_else(|| format!("{path}: not in the run"))?;
-    crate::strictjson::reject_duplicate_json_keys(bytes).map_err(|e| format!("{path}: {e}"))?;
-    serde_json::from_slice(bytes).map_err(|e| format!("{path}: not JSON: {e}"))
 }
 
 /// Most differing paths a JSON difference lists.

@@ -75,3 +75,17 @@ pub fn plan_of(ctx: &Context<'_>) -> Result<(String, BenchmarkPlan), String> {
         .and_then(|b| BenchmarkPlan::parse(b, &path))?;
     Ok((path, plan))
 }
+
+/// A JSON file of the run, parsed (duplicate keys refused).
+pub(super) fn json_file(ctx: &Context<'_>, path: &str) -> Result<serde_json::Value, String> {
+    if let Some(why) = crate::qualify::file_problem(path, ctx.collected, ctx.unusable) {
+        return Err(why);
+    }
+    let bytes = ctx
+        .collected
+        .small
+        .get(path)
+        .ok_or_else(|| format!("{path}: not in the run"))?;
+    crate::strictjson::reject_duplicate_json_keys(bytes).map_err(|e| format!("{path}: {e}"))?;
+    serde_json::from_slice(bytes).map_err(|e| format!("{path}: not JSON: {e}"))
+}

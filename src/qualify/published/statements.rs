@@ -24,8 +24,11 @@ pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>)
     for s in &p.statements {
         let id = statement_id(s);
         let at = format!("{}:{}", p.origin, s.line);
+        let bound = super::bindings::bound(s, ctx.q);
         let c = match prose::read(&s.text) {
-            Some(r) => check(id, &at, &r, ctx),
+            Some(r) => check(id, &at, &r, p, ctx),
+            // v1.1: no grammar reads it, but the publisher bound it.
+            None if !bound.is_empty() => super::bindings::check(id, &at, &s.text, &bound, ctx),
             None => {
                 let why = format!(
                     "{at}: {:?}: {NOT_READ} (contract section 9.6 lists the ones it reads): what it says is not checked",
@@ -42,8 +45,8 @@ pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>)
     }
 }
 
-fn check(id: String, at: &str, r: &Read, ctx: &Context<'_>) -> Check {
-    let o = prose::check(r, ctx);
+fn check(id: String, at: &str, r: &Read, p: &Publication, ctx: &Context<'_>) -> Check {
+    let o = prose::check(r, p, ctx);
     let detail = format!("{at}: {} ({})", o.what, o.against);
     let c = match (o.ok, o.cause) {
         (Ok(()), _) => Check::pass(id, detail),

@@ -17,6 +17,11 @@ use crate::digest::Sha256Digest;
 use crate::manifest::validate_path;
 use crate::strictjson::reject_duplicate_json_keys;
 
+mod bindings;
+mod records;
+pub use bindings::{BindingCheck, StatementBinding};
+pub use records::{ClientRecord, JournalEvent, Status};
+
 /// Schema tag of `qualification.json`.
 pub const QUALIFICATION_SCHEMA: &str = "proofpack/qualification/v1";
 /// Schema tag of a pins file.
@@ -74,6 +79,13 @@ pub struct Qualification {
     /// [`MAX_HOST_CHECK_WINDOW_S`]).
     #[serde(default)]
     pub host_check_window_s: Option<f64>,
+    /// v1.1: the run's files by role (role name -> path globs), the
+    /// publisher's map the write-up's inventory sentence is read against.
+    #[serde(default)]
+    pub roles: std::collections::BTreeMap<String, Vec<String>>,
+    /// v1.1: statements of the write-up the publisher binds to evidence.
+    #[serde(default)]
+    pub statements: Vec<StatementBinding>,
 }
 
 /// Default window before an engine's launch in which its host's launch
@@ -400,6 +412,18 @@ impl Qualification {
                 check_path(field, p)?;
             }
         }
+        bindings::roles_fit(&self.roles).map_err(|e| format!("qualification.json: {e}"))?;
+        for (i, b) in self.statements.iter().enumerate() {
+            let at = format!("statements[{i}] ({:?})", b.text);
+            if b.text.split_whitespace().next().is_none() {
+                return Err(format!("qualification.json: {at}: the text is empty"));
+            }
+            b.arguments_fit()
+                .map_err(|e| format!("qualification.json: {at}: check {} {e}", b.check.as_str()))?;
+            for (k, p) in b.files() {
+                check_path(&format!("{at} {k}"), p)?;
+            }
+        }
         if let Some(w) = self.host_check_window_s {
             if !(w.is_finite() && w > 0.0 && w <= MAX_HOST_CHECK_WINDOW_S) {
                 return Err(format!(
@@ -613,136 +637,6 @@ impl Pins {
             }
         }
         Ok(p)
-    }
-}
-
-/// A request's final status (case-sensitive).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Completed normally.
-    Ok,
-    /// Failed with an error.
-    Error,
-    /// Timed out.
-    Timeout,
-    /// Cancelled.
-    Cancelled,
-}
-
-impl Status {
-    /// The spelling used in records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Error => "error",
-            Status::Timeout => "timeout",
-            Status::Cancelled => "cancelled",
-        }
-    }
-}
-
-fn required<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    Option::<T>::deserialize(d)
-}
-
-/// One client record.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ClientRecord {
-    /// Request id, unique within the point.
-    pub request_id: String,
-    /// The point whose file holds this record.
-    pub point: String,
-    /// Warmup requests are excluded from metrics.
-    pub warmup: bool,
-    /// Final status.
-    pub status: Status,
-    /// Send time, unix seconds.
-    pub sent_at: f64,
-    /// First token time, unix seconds (required key, may be null).
-    #[serde(deserialize_with = "required")]
-    pub first_token_at: Option<f64>,
-    /// Completion time, unix seconds (required key, may be null).
-    #[serde(deserialize_with = "required")]
-    pub finished_at: Option<f64>,
-    /// Prompt tokens.
-    pub input_tokens: u64,
-    /// Generated tokens.
-    pub output_tokens: u64,
-}
-
-impl ClientRecord {
-    /// Checks the record's internal consistency (times ordered, an ok
-    /// request has a first token and a finish time).
-    pub fn validate(&self) -> Result<(), String> {
-        if self.request_id.is_empty() {
-            return Err("empty request_id".into());
-        }
-        if self.status == Status::Ok {
-            let (Some(ft), Some(fin)) = (self.first_token_at, self.finished_at) else {
-                return Err(format!(
-                    "request {:?}: status ok needs first_token_at and finished_at",
-                    self.request_id
-                ));
-            };
-            if !(ft >= self.sent_at && fin >= ft) {
-                return Err(format!(
-                    "request {:?}: times out of order (sent_at {} first_token_at {ft} finished_at {fin})",
-                    self.request_id, self.sent_at
-                ));
-            }
-            if self.output_tokens == 0 {
-                return Err(format!(
-                    "request {:?}: status ok with 0 output tokens",
-                    self.request_id
-                ));
-            }
-        }
-        if let Some(fin) = self.finished_at {
-            if fin < self.sent_at {
-                return Err(format!(
-                    "request {:?}: finished_at {fin} before sent_at {}",
-                    self.request_id, self.sent_at
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// One router journal event.
-#[derive(Debug, Clone, Deserialize)]
-pub struct JournalEvent {
-    /// Request id.
-    pub request_id: String,
-    /// Point name.
-    pub point: String,
-    /// Event name; `terminal` ends a request.
-    pub event: String,
-    /// Event time, unix seconds.
-    pub at: f64,
-    /// Final status, on terminal events only.
-    #[serde(default)]
-    pub status: Option<Status>,
-}
-
-impl JournalEvent {
-    /// The terminal event's name.
-    pub const TERMINAL: &'static str = "terminal";
-
-    /// Checks that `status` is present exactly on terminal events.
-    pub fn validate(&self) -> Result<(), String> {
-        match (self.event == Self::TERMINAL, self.status.is_some()) {
-            (true, false) => Err(format!(
-                "request {:?}: terminal event without status",
-                self.request_id
-            )),
-            (false, true) => Err(format!(
-                "request {:?}: status on non-terminal event {:?}",
-                self.request_id, self.event
-            )),
-            _ => Ok(()),
-        }
     }
 }
 
