@@ -489,3 +489,65 @@ fn safetensors_shards_count_shards_and_files_count_files() {
         "lists 3 safetensors shards, the pin says 6",
     );
 }
+
+/// `--point NAME:...,warmup=N`: the first N requests of the result file by
+/// send time become the point's warmups, and the run verifies with them
+/// (warmups before every measured request, excluded from the claims).
+#[test]
+fn declared_warmups_are_the_first_requests_by_send_time() {
+    let t = Tour {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    pp_ok(&[
+        &"run",
+        &"new",
+        &t.run(),
+        &"--model",
+        &"Qwen/Qwen3-8B",
+        &"--slo",
+        &"ttft=10,tpot=0.3,attainment=0.95",
+        &"--point",
+        &"rate-2:rate=2,requests=58,warmup=2",
+        &"--max-input-tokens",
+        &"256",
+        &"--max-output-tokens",
+        &"128",
+        &"--host",
+        &"node-0",
+    ]);
+    pp_ok(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"rate-2",
+        &generated_vllm(),
+    ]);
+    let text = std::fs::read_to_string(t.in_run("points/rate-2/client.jsonl")).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 60);
+    let sent = |r: &Value| r["sent_at"].as_f64().unwrap();
+    let (warm, measured): (Vec<&Value>, Vec<&Value>) =
+        records.iter().partition(|r| r["warmup"] == true);
+    assert_eq!(warm.len(), 2, "{text}");
+    let last_warm = warm.iter().map(|r| sent(r)).fold(f64::MIN, f64::max);
+    let first_measured = measured.iter().map(|r| sent(r)).fold(f64::MAX, f64::min);
+    assert!(
+        last_warm <= first_measured,
+        "{last_warm} > {first_measured}"
+    );
+    t.attest();
+    t.publish(false);
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    assert_eq!(o.check("point:rate-2.count")["ok"], true);
+    assert_eq!(o.check("point:rate-2.warmup_order")["ok"], true);
+    let text = std::fs::read_to_string(t.path("PUBLICATION.md")).unwrap();
+    assert!(
+        text.contains("The table excludes 2 completed warmup requests per point."),
+        "{text}"
+    );
+}

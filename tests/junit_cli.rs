@@ -527,6 +527,16 @@ fn run_documented(command: &str, with: &[(&str, &Path)], work: &Path) -> i32 {
         assert!(j["root"]["tests"].as_u64().unwrap() > 0);
         std::fs::remove_file(file).unwrap();
     }
+    // So is the signed verification summary: an envelope of the SLSA
+    // verification summary, PASSED or FAILED as the verdict was.
+    if let Some(i) = words.iter().position(|w| w == "--vsa") {
+        let file = work.join(&words[i + 1]);
+        let env: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).expect("the summary is written")).unwrap();
+        assert_eq!(env["payloadType"], "application/vnd.in-toto+json", "{env}");
+        assert_eq!(env["signatures"].as_array().map(Vec::len), Some(1), "{env}");
+        std::fs::remove_file(file).unwrap();
+    }
     out.status.code().unwrap_or(-1)
 }
 
@@ -549,13 +559,27 @@ fn the_ci_examples_run_as_documented() {
     let work = tempfile::tempdir().unwrap();
     // The placeholders docs/ci.md names: honest, then failing values.
     let (bundle, trust, publication) = (at_root(BUNDLE), at_root(TRUST), at_root(PUBLICATION));
-    let unsealed = at_root("testdata/sample/run");
-    let honest: [(&str, &Path); 5] = [
+    // The sample's bundle without its seal beside it: --require-seal fails.
+    let unsealed = work.path().join("unsealed.tgz");
+    std::fs::copy(&bundle, &unsealed).unwrap();
+    let out = common::command()
+        .args(["--no-catalog", "key", "gen", "-o"])
+        .arg(work.path().join("auditor"))
+        .output()
+        .unwrap();
+    let key = work.path().join("auditor.key");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let honest: [(&str, &Path); 6] = [
         ("$WEIGHTS_DIR", &weights),
         ("$WEIGHTS_MANIFEST", &record),
         ("$BUNDLE", &bundle),
         ("$TRUST", &trust),
         ("$PUBLICATION", &publication),
+        ("$AUDITOR_KEY", &key),
     ];
     let mut failing = honest;
     failing[0].1 = &drifted;

@@ -29,6 +29,7 @@ pub mod journal;
 pub mod publish;
 pub mod runfile;
 pub mod scaffold;
+mod sentences;
 pub mod writeup;
 
 use std::path::PathBuf;

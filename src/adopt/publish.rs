@@ -415,7 +415,12 @@ pub fn publish(
         value: format!("{} s TTFT, {} s TPOT", q.slo.ttft_s, q.slo.tpot_s),
     });
     fact_rows(root, &q, &mut pinned, &mut notes)?;
-    let mut statements = Vec::new();
+    // The standard sentences that hold of the run, each checked by
+    // verify itself before it is written (v1.1).
+    let mut statements =
+        super::sentences::holding(root, &inputs, super::sentences::candidates(&v), |st| {
+            default_writeup(&pinned, &measured, st)
+        });
     if let Some((name, digest)) = r.bundle {
         statements.push(Statement {
             stem: "The sealed bundle is ",
