@@ -495,26 +495,7 @@ fn safetensors_shards_count_shards_and_files_count_files() {
 /// (warmups before every measured request, excluded from the claims).
 #[test]
 fn declared_warmups_are_the_first_requests_by_send_time() {
-    let t = Tour {
-        dir: tempfile::tempdir().unwrap(),
-    };
-    pp_ok(&[
-        &"run",
-        &"new",
-        &t.run(),
-        &"--model",
-        &"Qwen/Qwen3-8B",
-        &"--slo",
-        &"ttft=10,tpot=0.3,attainment=0.95",
-        &"--point",
-        &"rate-2:rate=2,requests=58,warmup=2",
-        &"--max-input-tokens",
-        &"256",
-        &"--max-output-tokens",
-        &"128",
-        &"--host",
-        &"node-0",
-    ]);
+    let t = Tour::with_points(&["rate-2:rate=2,requests=58,warmup=2"]);
     pp_ok(&[
         &"run",
         &"import",

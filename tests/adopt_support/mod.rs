@@ -81,28 +81,36 @@ impl Tour {
     /// `run new` with the two points (`rate-5`: 100 requests at 5/s, the
     /// real file; `rate-2`: 60 at 2/s, the generated one) and one host.
     pub fn new() -> Tour {
+        Tour::with_points(&["rate-5:rate=5,requests=100", "rate-2:rate=2,requests=60"])
+    }
+    /// `run new` with these `--point` values and one host.
+    pub fn with_points(points: &[&str]) -> Tour {
         let t = Tour {
             dir: tempfile::tempdir().unwrap(),
         };
-        pp_ok(&[
+        let run = t.run();
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![
             &"run",
             &"new",
-            &t.run(),
+            &run,
             &"--model",
             &"Qwen/Qwen3-8B",
             &"--slo",
             &"ttft=10,tpot=0.3,attainment=0.95",
-            &"--point",
-            &"rate-5:rate=5,requests=100",
-            &"--point",
-            &"rate-2:rate=2,requests=60",
-            &"--max-input-tokens",
+        ];
+        for p in points {
+            args.push(&"--point");
+            args.push(p);
+        }
+        args.extend([
+            &"--max-input-tokens" as &dyn AsRef<std::ffi::OsStr>,
             &"256",
             &"--max-output-tokens",
             &"128",
             &"--host",
             &"node-0",
         ]);
+        pp_ok(&args);
         t
     }
     pub fn run(&self) -> PathBuf {
