@@ -1,28 +1,24 @@
 //! RFC 3339 UTC timestamps, the one time format proofpack writes and reads
-//! (seal and engine predicates, the catalog). Kept in one place, without a
-//! date crate, because every writer must produce the same bytes for the same
-//! second: seals are byte-reproducible.
+//! (seal and engine predicates, the catalog). The calendar is `jiff`'s;
+//! what is kept here is the contract's strict form: UTC written `Z`, an
+//! upper-case `T`, whole seconds when written, so that every writer
+//! produces the same bytes for the same second (seals are
+//! byte-reproducible) and a reader accepts nothing looser than it writes.
+
+use jiff::civil::DateTime;
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
 
 /// Seconds since the Unix epoch (negative before it) as RFC 3339 UTC with
-/// whole seconds, e.g. `2026-09-23T10:00:00Z`.
+/// whole seconds, e.g. `2026-09-23T10:00:00Z`. A second outside the years
+/// -9999 to 9999 is written as the nearest one inside them.
 pub fn rfc3339_utc_signed(secs: i64) -> String {
-    let (days, sod) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        sod / 3600,
-        sod % 3600 / 60,
-        sod % 60
-    )
+    let t = Timestamp::from_second(secs).unwrap_or(if secs < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    });
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// Unix seconds as RFC 3339 UTC, whole seconds.
@@ -97,30 +93,21 @@ pub fn parse_rfc3339_utc(s: &str) -> Result<f64, String> {
             .parse::<f64>()
             .map_err(|_| expected())?;
     }
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match mo {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(expected()),
-    };
-    if d == 0 || d > days || h > 23 || mi > 59 || sec > 60 {
-        return Err(expected());
-    }
-    Ok((days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec) as f64 + fraction)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// days_from_civil).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    // A leap second (60) counts as the next second.
+    let leap = sec == 60;
+    let small = |v: i64| i8::try_from(v).map_err(|_| expected());
+    let dt = DateTime::new(
+        i16::try_from(y).map_err(|_| expected())?,
+        small(mo)?,
+        small(d)?,
+        small(h)?,
+        small(mi)?,
+        small(if leap { 59 } else { sec })?,
+        0,
+    )
+    .map_err(|_| expected())?;
+    let t = TimeZone::UTC.to_timestamp(dt).map_err(|_| expected())?;
+    Ok((t.as_second() + i64::from(leap)) as f64 + fraction)
 }
 
 #[cfg(test)]
@@ -181,5 +168,20 @@ mod tests {
             rfc3339_utc(1_700_000_000)
         );
         assert_eq!(rfc3339_utc(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+
+    proptest::proptest! {
+        /// Every second of years 1 to 9999 is written as jiff prints it and
+        /// read back to itself; with a leap second or a fraction, jiff's
+        /// instant is read too.
+        #[test]
+        fn writes_and_reads_as_jiff_does(secs in -62_135_596_800i64..253_402_300_799) {
+            let w = rfc3339_utc_signed(secs);
+            let jiffs = jiff::Timestamp::from_second(secs).unwrap().to_string();
+            proptest::prop_assert_eq!(&w, &jiffs);
+            proptest::prop_assert_eq!(parse_rfc3339_utc(&w), Ok(secs as f64));
+            let with_fraction = format!("{}.25Z", &w[..w.len() - 1]);
+            proptest::prop_assert_eq!(parse_rfc3339_utc(&with_fraction), Ok(secs as f64 + 0.25));
+        }
     }
 }
