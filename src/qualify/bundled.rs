@@ -15,7 +15,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use super::context::{point_area, Run, ATTESTATIONS_AREA, PINS_AREA};
-use super::evidence::{Collector, Plan};
+use super::evidence::{declared_requests_fit, Collector, Plan};
 use super::run::{
     check_qualification, evaluate, no_pins, unverifiable_rest, Unverifiable, QUALIFICATION_INVALID,
 };
@@ -245,6 +245,7 @@ pub fn verify_bundle_file(
         unverifiable_rest(&mut report, opts, &QUALIFICATION_INVALID);
         return Ok(Verification::new(report, opts, &source));
     };
+    declared_requests_fit(&q).map_err(QualifyError::Usage)?;
     if let Some(p) = opts.publication {
         super::published::locate_bindings(&q, p).map_err(QualifyError::Usage)?;
     }

@@ -14,7 +14,10 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::deriver::{Comparing, DerivedPoint, IoGuard, RecordDeriver};
-use super::records::{read_client_records, read_journal, ClientSummary, JournalSummary};
+use super::records::{
+    read_client_records_limited, read_journal, records_to_read, ClientSummary, JournalSummary,
+    MAX_RUN_REQUESTS,
+};
 use super::schema::{Pins, Qualification};
 use crate::digest::{Hasher, Sha256Digest};
 use crate::manifest::validate_path;
@@ -325,6 +328,7 @@ impl<'a> Collector<'a> {
         if let Some(&i) = self.plan.clients.get(rel) {
             let p = &self.plan.q.points[i];
             let (ttft, tpot) = (self.plan.q.slo.ttft_s, self.plan.q.slo.tpot_s);
+            let limit = records_to_read(p.requests, p.warmup);
             let expected = self
                 .out
                 .derived
@@ -334,11 +338,11 @@ impl<'a> Collector<'a> {
             let s = match expected {
                 Some((d, bytes)) => {
                     let mut cmp = Comparing::new(&mut r, &bytes);
-                    let s = read_client_records(&mut cmp, rel, &p.name, ttft, tpot)?;
+                    let s = read_client_records_limited(&mut cmp, rel, &p.name, ttft, tpot, limit)?;
                     d.difference = cmp.difference();
                     s
                 }
-                None => read_client_records(&mut r, rel, &p.name, ttft, tpot)?,
+                None => read_client_records_limited(&mut r, rel, &p.name, ttft, tpot, limit)?,
             };
             self.out.clients.insert(i, s);
         } else if let Some(&i) = self.plan.sources.get(rel) {
@@ -439,7 +443,15 @@ impl Collector<'_> {
         };
         let file = format!("{} (as derived from {rel})", p.client_records);
         let (ttft, tpot) = (self.plan.q.slo.ttft_s, self.plan.q.slo.tpot_s);
-        let s = read_client_records(&mut d.records.as_slice(), &file, &p.name, ttft, tpot)?;
+        let limit = records_to_read(p.requests, p.warmup);
+        let s = read_client_records_limited(
+            &mut d.records.as_slice(),
+            &file,
+            &p.name,
+            ttft,
+            tpot,
+            limit,
+        )?;
         self.out.derived_clients.insert(i, s);
         self.out.derived.insert(i, Ok(DerivedPoint::of(d)));
         Ok(())
@@ -580,4 +592,20 @@ pub fn collect_run_dir(
         }
     }
     Ok(scan)
+}
+
+/// v1.1 (issue 23): the requests the run declares over all its points
+/// (measured and warmup) are at most [`MAX_RUN_REQUESTS`]; `Err` says how
+/// many it declares (exit 2, before any record is read).
+pub fn declared_requests_fit(q: &super::schema::Qualification) -> Result<(), String> {
+    let total = q.points.iter().fold(0u64, |t, p| {
+        t.saturating_add(p.requests).saturating_add(p.warmup)
+    });
+    if total > MAX_RUN_REQUESTS {
+        return Err(format!(
+            "qualification.json declares {total} requests over its {} points (warmups included); proofpack verifies at most {MAX_RUN_REQUESTS} per run (a v1.1 limit that bounds its memory), so nothing was read",
+            q.points.len()
+        ));
+    }
+    Ok(())
 }

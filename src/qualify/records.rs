@@ -31,6 +31,24 @@ pub const MAX_CLIENT_RECORDS: u64 = 2_000_000;
 /// events per request reaches it at four million requests.
 pub const MAX_JOURNAL_REQUESTS: u64 = 4_000_000;
 
+/// v1.1 (issue 23): the requests a run may declare over all its points
+/// (measured and warmup). A run declaring more is refused before any record
+/// is read (exit 2), and no client-records file is read past what its
+/// point declares (one record more shows that it holds more): the memory
+/// of a verification is bounded by what the run declares, not by what its
+/// files hold.
+pub const MAX_RUN_REQUESTS: u64 = 8_000_000;
+
+/// The records of a point's file that are read: its declared requests and
+/// warmups, and one more to show that the file holds more than it
+/// declares; never more than [`MAX_CLIENT_RECORDS`].
+pub fn records_to_read(requests: u64, warmup: u64) -> u64 {
+    requests
+        .saturating_add(warmup)
+        .saturating_add(1)
+        .min(MAX_CLIENT_RECORDS)
+}
+
 /// Problems found while reading, quoted up to [`MAX_QUOTED`], all counted.
 #[derive(Debug, Default, Clone)]
 pub struct Problems {
@@ -272,9 +290,16 @@ pub fn read_client_records_limited(
             return;
         }
         if records == max_records {
-            problems.push(format!(
-                "{file}:{line}: more than {max_records} records; proofpack reads at most that many per client-records file (a v1.1 limit), so reading of this file stopped"
-            ));
+            problems.push(if max_records < MAX_CLIENT_RECORDS {
+                format!(
+                    "{file}:{line}: more records than its point declares ({} with its warmups); reading of this file stopped one record past them (v1.1: what a verification holds is bounded by what the run declares)",
+                    max_records - 1
+                )
+            } else {
+                format!(
+                    "{file}:{line}: more than {max_records} records; proofpack reads at most that many per client-records file (a v1.1 limit), so reading of this file stopped"
+                )
+            });
             stopped = true;
             return;
         }

@@ -55,6 +55,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, Q
         unverifiable_rest(&mut report, opts, &QUALIFICATION_INVALID);
         return Ok(Verification::new(report, opts, &source));
     };
+    evidence::declared_requests_fit(&q).map_err(QualifyError::Usage)?;
     if let Some(p) = opts.publication {
         super::published::locate_bindings(&q, p).map_err(QualifyError::Usage)?;
     }

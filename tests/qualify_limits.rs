@@ -1,0 +1,80 @@
+//! The run-wide request limit (contract section 6, v1.1, issue 23),
+//! through the binary: a run that declares more requests than proofpack
+//! verifies is refused before any record is read (exit 2), fast and in a
+//! few MiB; a client-records file holding more records than its point
+//! declares is read one record past the declaration and no further.
+
+mod qualify_support;
+
+use qualify_support::*;
+use serde_json::json;
+
+#[test]
+fn a_run_declaring_more_than_the_limit_is_refused_before_reading() {
+    let c = fresh();
+    // 2 points of 4,000,000 requests and one warmup: 8,000,002 in all.
+    c.edit_json("qualification.json", |q| {
+        for p in q["points"].as_array_mut().unwrap() {
+            p["requests"] = json!(4_000_000);
+        }
+    });
+    let trust = c.trust();
+    let run = c.run();
+    let started = std::time::Instant::now();
+    let (code, _, stderr, peak_kib) = proofpack_measured(&[
+        "verify".as_ref(),
+        run.as_os_str(),
+        "--trust".as_ref(),
+        trust.as_os_str(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("declares 8000002 requests over its 2 points")
+            && stderr.contains("at most 8000000 per run"),
+        "{stderr}"
+    );
+    // Nothing was read: small and fast (the bound is generous for a
+    // shared CI machine; the refusal itself takes milliseconds).
+    assert!(peak_kib < 32 * 1024, "peak RSS {peak_kib} KiB");
+    assert!(started.elapsed().as_secs() < 30);
+    // The same run sealed: refused the same way.
+    c.seal();
+    let bundle = c.bundle_path();
+    let (code, _, stderr, peak_kib) = proofpack_measured(&[
+        "verify".as_ref(),
+        bundle.as_os_str(),
+        "--trust".as_ref(),
+        trust.as_os_str(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("at most 8000000 per run"), "{stderr}");
+    assert!(peak_kib < 32 * 1024, "peak RSS {peak_kib} KiB");
+    // At the limit exactly, the run is read (and fails its counts, as its
+    // files hold 201 records a point).
+    c.edit_json("qualification.json", |q| {
+        for p in q["points"].as_array_mut().unwrap() {
+            p["requests"] = json!(3_999_999);
+        }
+    });
+    let o = verify_with(&run, &["--trust".as_ref(), trust.as_os_str()]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+}
+
+#[test]
+fn a_records_file_holding_more_than_its_point_declares_is_read_one_past_it() {
+    let c = fresh();
+    // The point declares 100 requests; its file holds 200 and a warmup.
+    c.edit_json("qualification.json", |q| {
+        q["points"][0]["requests"] = json!(100);
+    });
+    let trust = c.trust();
+    let o = verify_with(&c.run(), &["--trust".as_ref(), trust.as_os_str()]);
+    o.assert_fails(
+        "point:rate-0.5.records",
+        "more records than its point declares (101 with its warmups); reading of this file stopped one record past them",
+    );
+    // One cause: the counts depend on the records read, so they are not
+    // checkable because of it.
+    let count = o.check("point:rate-0.5.count");
+    assert_eq!(count["cause"], "point:rate-0.5.records", "{count}");
+}
