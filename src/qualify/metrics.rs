@@ -47,6 +47,55 @@ pub struct PointSeries {
     pub timeline: Vec<(f64, Option<f64>, super::schema::Status)>,
 }
 
+/// Most points of one timeline the page shows.
+pub const MAX_TIMELINE_POINTS: usize = 2000;
+
+/// A point's timeline as the page shows it: every failed, timed-out or
+/// cancelled request up to half of the points, and an evenly strided
+/// sample of the ok ones for the rest, in record order. Sampled when the
+/// point's row is made (v1.1, issue 23), so that a row holds at most
+/// [`MAX_TIMELINE_POINTS`] entries, not one per request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SampledTimeline {
+    /// Measured requests of the point.
+    pub n: usize,
+    /// Every `stride`-th ok request is shown.
+    pub stride: usize,
+    /// The earliest send time, when there is a request.
+    pub t0: Option<f64>,
+    /// (send time, TTFT when known, status) of the requests shown.
+    pub points: Vec<(f64, Option<f64>, super::schema::Status)>,
+}
+
+/// Samples `series` (see [`SampledTimeline`]).
+pub fn sample_timeline(
+    series: &[(f64, Option<f64>, super::schema::Status)],
+    max: usize,
+) -> SampledTimeline {
+    use super::schema::Status;
+    let n = series.len();
+    let t0 = series.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
+    let bad: Vec<usize> = (0..n)
+        .filter(|i| series[*i].2 != Status::Ok)
+        .take(max / 2)
+        .collect();
+    let ok = series.iter().filter(|s| s.2 == Status::Ok).count();
+    let room = max - bad.len();
+    let stride = ok.div_ceil(room.max(1)).max(1);
+    let mut keep: Vec<usize> = (0..n)
+        .filter(|i| series[*i].2 == Status::Ok)
+        .step_by(stride)
+        .chain(bad.iter().copied())
+        .collect();
+    keep.sort_unstable();
+    SampledTimeline {
+        n,
+        stride,
+        t0: t0.is_finite().then_some(t0),
+        points: keep.into_iter().map(|i| series[i]).collect(),
+    }
+}
+
 /// The percentiles every point publishes.
 pub const PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
 

@@ -14,15 +14,14 @@
 
 use serde_json::{json, Value};
 
-use super::schema::{Pins, Status};
+use super::schema::Pins;
 use super::{table, PointRow, Verification};
 use crate::digest::Sha256Digest;
 use crate::publication::Publication;
 
 /// Most points of one CDF.
 pub const MAX_CDF_POINTS: usize = 1000;
-/// Most points of one timeline.
-pub const MAX_TIMELINE_POINTS: usize = 2000;
+pub use super::metrics::MAX_TIMELINE_POINTS;
 
 /// What the caller knows of the verification beyond the library's result.
 #[derive(Debug, Clone, Default)]
@@ -54,35 +53,18 @@ fn cdf(sorted: &[f64]) -> Value {
     json!({"n": n, "shown": take, "points": pts})
 }
 
-fn timeline(series: &[(f64, Option<f64>, Status)]) -> Value {
-    let n = series.len();
-    let t0 = series.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
-    let bad: Vec<usize> = (0..n)
-        .filter(|i| series[*i].2 != Status::Ok)
-        .take(MAX_TIMELINE_POINTS / 2)
-        .collect();
-    let ok: Vec<usize> = (0..n).filter(|i| series[*i].2 == Status::Ok).collect();
-    let room = MAX_TIMELINE_POINTS - bad.len();
-    let stride = ok.len().div_ceil(room.max(1)).max(1);
-    let mut keep: Vec<usize> = ok
+fn timeline(t: &super::metrics::SampledTimeline) -> Value {
+    let t0 = t.t0.unwrap_or(f64::INFINITY);
+    let pts: Vec<Value> = t
+        .points
         .iter()
-        .copied()
-        .step_by(stride)
-        .chain(bad.iter().copied())
-        .collect();
-    keep.sort_unstable();
-    let pts: Vec<Value> = keep
-        .iter()
-        .map(|i| {
-            let (t, ttft, st) = series[*i];
-            json!([t - t0, ttft, st.as_str()])
-        })
+        .map(|(at, ttft, st)| json!([at - t0, ttft, st.as_str()]))
         .collect();
     json!({
-        "n": n,
+        "n": t.n,
         "shown": pts.len(),
-        "stride": stride,
-        "t0": if t0.is_finite() { json!(t0) } else { Value::Null },
+        "stride": t.stride,
+        "t0": t.t0.map_or(Value::Null, |t0| json!(t0)),
         "points": pts
     })
 }
@@ -98,7 +80,7 @@ fn plots(rows: &[PointRow], v: &Verification) -> Value {
                     "slo": slo.as_ref().map(|s| json!({"ttft_s": s.ttft_s, "tpot_ms": s.tpot_s * 1000.0})),
                     "ttft_s": {"cdf": cdf(&r.series.ttft_s), "marks": {"p50": m.ttft_s[0], "p95": m.ttft_s[1], "p99": m.ttft_s[2]}},
                     "tpot_ms": {"cdf": cdf(&r.series.tpot_ms), "marks": {"p50": m.tpot_ms[0], "p95": m.tpot_ms[1], "p99": m.tpot_ms[2]}},
-                    "timeline": timeline(&r.series.timeline),
+                    "timeline": timeline(&r.timeline),
                 })
             })
             .collect(),
@@ -210,12 +192,17 @@ mod tests {
 
     #[test]
     fn timeline_keeps_failures() {
+        use crate::qualify::schema::Status;
         let mut s: Vec<(f64, Option<f64>, Status)> = (0..10_000)
             .map(|i| (i as f64, Some(1.0), Status::Ok))
             .collect();
         s[5].2 = Status::Error;
         s[5].1 = None;
-        let t = timeline(&s);
+        let t = timeline(&super::super::metrics::sample_timeline(
+            &s,
+            MAX_TIMELINE_POINTS,
+        ));
+        assert_eq!(t["n"], 10_000);
         let pts = t["points"].as_array().unwrap();
         assert!(pts.len() <= MAX_TIMELINE_POINTS);
         assert!(pts.iter().any(|p| p[2] == "error"));

@@ -636,7 +636,8 @@ mod tests {
             .unwrap();
         assert_eq!((s.records, s.ids.len()), (3, 3));
         assert_eq!(s.problems.count, 1, "{:?}", s.problems);
-        assert!(s.problems.quoted[0].starts_with("c.jsonl:4: more than 3 records"));
+        assert!(s.problems.quoted[0]
+            .starts_with("c.jsonl:4: more records than its point declares (2 with its warmups)"));
         let s = read_client_records_limited(&mut text.as_bytes(), "c.jsonl", "p", 10.0, 0.3, 5)
             .unwrap();
         assert!(s.problems.is_empty());

@@ -9,7 +9,7 @@ use super::context::{point_area, Run, ATTESTATIONS_AREA, HOSTS_AREA, PINS_AREA};
 use super::facts::{self, Facts};
 use super::plan::PlanFacts;
 use super::schema::Qualification;
-use super::{derived, engines, hosts, inventory, pins, plan, plausible, point, published};
+use super::{derived, engines, hosts, inventory, metrics, pins, plan, plausible, point, published};
 use super::{AttestedEngine, Options, PointRow, QUALIFICATION_FILE};
 use crate::report::{Check, Reason, Report};
 
@@ -99,7 +99,19 @@ fn points(
                     .collected
                     .clients
                     .get(&i)
-                    .map(|c| c.series.clone())
+                    .map(|c| metrics::PointSeries {
+                        ttft_s: c.series.ttft_s.clone(),
+                        tpot_ms: c.series.tpot_ms.clone(),
+                        timeline: Vec::new(),
+                    })
+                    .unwrap_or_default(),
+                timeline: run
+                    .collected
+                    .clients
+                    .get(&i)
+                    .map(|c| {
+                        metrics::sample_timeline(&c.series.timeline, metrics::MAX_TIMELINE_POINTS)
+                    })
                     .unwrap_or_default(),
             });
         }

@@ -19,9 +19,14 @@ pub struct PointRow {
     pub requests: u64,
     /// Recomputed metrics.
     pub metrics: PointMetrics,
-    /// The series behind the metrics, for plots (not in the table's JSON).
+    /// The sorted TTFT and TPOT values behind the metrics, for published
+    /// percentiles and plots (not in the table's JSON); its timeline is
+    /// empty (see `timeline`).
     #[serde(skip)]
     pub series: metrics::PointSeries,
+    /// The timeline the page shows, sampled (v1.1).
+    #[serde(skip)]
+    pub timeline: metrics::SampledTimeline,
 }
 
 /// Column headers, in the published order.
