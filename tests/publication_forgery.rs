@@ -224,6 +224,20 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "a tilde that can close a strikethrough",
         ),
         (
+            "a run of four emphasis characters",
+            prose,
+            "This ****write-up** is generated",
+            "2:6:",
+            "a run of 4 '*'",
+        ),
+        (
+            "a run of underscores in a cell",
+            "| Model | moonshotai/Kimi-K3 |",
+            "| Model | moonshotai/____Kimi-K3 |",
+            "8:22:",
+            "a run of 4 '_'",
+        ),
+        (
             "a pipe after two backslashes",
             "| Model | moonshotai/Kimi-K3 |",
             "| Model | moonshotai\\\\|Kimi-K3 |",

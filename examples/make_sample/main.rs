@@ -77,8 +77,11 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .expect("--requests N")
             }
+            // One point (at 1 request/s) instead of the two: what the
+            // one-point benchmarks measure.
+            "--one-point" => params.points = vec![("rate-1".into(), 1.0)],
             _ if out.is_none() => out = Some(PathBuf::from(a)),
-            _ => panic!("usage: make_sample OUT_DIR [--requests N]"),
+            _ => panic!("usage: make_sample OUT_DIR [--requests N] [--one-point]"),
         }
     }
     let out = out.unwrap_or_else(|| "testdata/sample".into());

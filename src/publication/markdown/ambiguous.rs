@@ -8,6 +8,39 @@ const TILDE: &str = "a tilde that can close a strikethrough opened by an earlier
 const PIPE: &str = "a pipe after two backslashes (\\\\|): GitHub's table reader takes every backslash before a pipe as escaping it, other readers take the backslashes as one escaped backslash and the pipe as a cell border; reword it";
 const FOOTNOTE: &str = "\"[^\" (a footnote reference or its look-alike): GitHub renders some of these as a note, some as other text than written; reword it";
 const HTML: &str = "a line that begins like HTML (<tag, </tag, <! or <?): GitHub starts an HTML block there, which shows nothing of what it holds";
+/// v1.1: the longest run of one emphasis character proofpack reads.
+const MAX_EMPHASIS_RUN: usize = 3;
+
+/// The column and length of the first run of more than
+/// [`MAX_EMPHASIS_RUN`] `*` or `_` on a line that is not a thematic break
+/// (a line of three or more of one of `*`, `-`, `_` and spaces only).
+fn long_emphasis_run(line: &str) -> Option<(usize, usize, char)> {
+    let t = after_markers(line);
+    let mut chars = t.chars().filter(|c| !matches!(c, ' ' | '\t'));
+    if let Some(first) = chars.next() {
+        if matches!(first, '*' | '-' | '_') && chars.all(|c| c == first) {
+            return None;
+        }
+    }
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'*' || c == b'_' {
+            let n = b[i..].iter().take_while(|x| **x == c).count();
+            // An escaped first character is text: the run starts after it.
+            let escaped = usize::from(i > 0 && b[i - 1] == b'\\');
+            if n - escaped > MAX_EMPHASIS_RUN {
+                return Some((i + 1 + escaped, n - escaped, c as char));
+            }
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
 const LINK_DEF: &str = "a line that begins like a link reference definition ([label]: destination): readers disagree on which such lines define a link and render as nothing; reword it";
 
 /// The column of the first run of `~` on `line` that may close a
@@ -94,6 +127,9 @@ pub(super) fn lines(lines: &[&str], code: &[bool]) -> Vec<(usize, usize, String)
         if html_start(rest) {
             let column = l.len() - rest.len() + 1;
             out.push((i + 1, column, HTML.into()));
+        }
+        if let Some((column, n, c)) = long_emphasis_run(l) {
+            out.push((i + 1, column, format!("a run of {n} {c:?}: GitHub and other readers pair runs of more than {MAX_EMPHASIS_RUN} emphasis characters differently, so they show different text; write at most {MAX_EMPHASIS_RUN}, or escape them (\\{c})")));
         }
         if let Some(at) = l.find("[^") {
             out.push((i + 1, at + 1, FOOTNOTE.into()));

@@ -215,3 +215,23 @@ fn a_pipe_after_two_backslashes_is_found() {
     // cmark-gfm: a one-cell table whose cell reads "|".
     assert_eq!(found_at("\\\\|\n|-\n", "two backslashes"), Some(1));
 }
+
+#[test]
+fn runs_of_more_than_three_emphasis_characters_are_findings() {
+    let found = |md: &str| parse(md).unwrap().findings;
+    // The fuzz finding: readers pair long runs differently.
+    let f = found("a ****b** c\n");
+    assert_eq!((f.len(), f[0].line, f[0].column), (1, 1, 3), "{f:?}");
+    assert!(f[0].what.contains("a run of 4 '*'"), "{f:?}");
+    assert_eq!(found("x ____y\n").len(), 1);
+    // Three, an escaped fourth, and thematic breaks are read.
+    assert!(found("***a*** b\n").is_empty());
+    assert!(found("a \\**** b\n").is_empty());
+    assert!(
+        found("para\n\n****\n\n* * * *\n\n- ____\n").is_empty(),
+        "{:?}",
+        found("para\n\n****\n\n* * * *\n\n- ____\n")
+    );
+    // Inside code they are verbatim.
+    assert!(found("```\n********\n```\n").is_empty());
+}
