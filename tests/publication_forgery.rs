@@ -231,6 +231,13 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "a run of 4 '*'",
         ),
         (
+            "emphasis opened beside a symbol",
+            prose,
+            "This \u{ae}_write-up_ is generated",
+            "2:8:",
+            "an emphasis character beside",
+        ),
+        (
             "a run of underscores in a cell",
             "| Model | moonshotai/Kimi-K3 |",
             "| Model | moonshotai/____Kimi-K3 |",

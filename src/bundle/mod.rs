@@ -30,6 +30,7 @@
 //!   [`verify_seal`] / [`seal_check`] check it under a `release` key and
 //!   match its subjects against the bytes actually read.
 
+mod ahead;
 mod entries;
 mod pargz;
 mod read;
@@ -47,6 +48,7 @@ use crate::digest::Sha256Digest;
 use crate::manifest::{Manifest, ManifestError};
 use crate::report::Report;
 
+pub use ahead::read_ahead;
 pub use read::{verify_bundle, verify_bundle_reader};
 pub use sealsig::{
     seal_check, seal_structure, verify_seal, SealOutcome, SEAL_CHECK_ID, SEAL_STRUCTURE_CHECK_ID,

@@ -161,12 +161,24 @@ impl<W: Write> Write for HashWriter<W> {
 
 /// The entry whose bytes hold archive offset `offset` (for the ratio
 /// limit's message): MANIFEST, a file's path, or the end blocks.
+/// The file a verifier reads first, right after MANIFEST (v1.1).
+pub const READ_FIRST: &str = "qualification.json";
+
+/// The order entries are written in after MANIFEST (v1.1): `READ_FIRST`
+/// first when the run has one, so that a verifier knows what to read
+/// before the rest of the stream passes and reads the bundle once; then
+/// every other file in MANIFEST's (path) order.
+pub(crate) fn seal_order(m: &Manifest) -> impl Iterator<Item = &crate::manifest::Entry> {
+    let first = m.entries().iter().filter(|e| e.path == READ_FIRST);
+    first.chain(m.entries().iter().filter(|e| e.path != READ_FIRST))
+}
+
 fn entry_at(root: &str, m: &Manifest, manifest_len: u64, offset: u64) -> String {
     let mut end = entry_tar_bytes(&format!("{root}/{MANIFEST_NAME}"), manifest_len);
     if offset < end {
         return MANIFEST_NAME.to_string();
     }
-    for e in m.entries() {
+    for e in seal_order(m) {
         end += entry_tar_bytes(&format!("{root}/{}", e.path), e.size.unwrap_or(0));
         if offset < end {
             return e.path.clone();
@@ -461,7 +473,7 @@ fn seal_impl(
     })()
     .map_err(io_err(out))?;
     let mut buf = vec![0u8; READ_BUFFER];
-    for e in m.entries() {
+    for e in seal_order(&m) {
         let (src, stat) = abs[e.path.as_str()];
         let size = e.size.expect("built manifests carry sizes");
         let changed = |reason: String| BundleError::ChangedWhileSealing {

@@ -1,14 +1,17 @@
 //! Verifying a sealed bundle: the bundle layer's structural checks, then the
 //! qualification checks on the very bytes those checks verified.
 //!
-//! The bundle is streamed twice and never extracted. Pass 1 verifies the
-//! structure (every entry against MANIFEST, the bundle's SHA-256) and keeps
-//! only `qualification.json`, which says what pass 2 must read. Pass 2
-//! streams the client records and journals (and keeps the attestations and
-//! manifests) through the same verifying reader. The bytes pass 2 consumed
-//! are trusted only if pass 2's own entry checks pass and its bundle digest
-//! equals pass 1's; otherwise the file changed under us and every content
-//! check is reported as not checkable.
+//! The bundle is streamed, never extracted. v1.1: a bundle sealed with
+//! `qualification.json` right after MANIFEST is read once: the
+//! qualification is read ahead from the first blocks (untrusted), the plan
+//! made from it, and the one verifying pass checks every entry against
+//! MANIFEST while it collects the evidence; `bundle.stable` then requires
+//! the qualification read ahead to be the entry the pass verified. A bundle
+//! in the v1 order is read twice: pass 1 verifies the structure and keeps
+//! only `qualification.json`, pass 2 collects through the same verifying
+//! reader, and its bytes are trusted only if its digest and structural
+//! verdict equal pass 1's. Otherwise the file changed under us and every
+//! content check is reported as not checkable.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -48,6 +51,8 @@ impl EntryVisitor for QualificationGrab {
 struct Pass2<'a, 'p> {
     collector: &'a mut Collector<'p>,
     seen: std::collections::BTreeSet<String>,
+    /// The SHA-256 of the qualification.json entry this pass read.
+    qualification: Option<crate::digest::Sha256Digest>,
 }
 
 impl EntryVisitor for Pass2<'_, '_> {
@@ -58,6 +63,19 @@ impl EntryVisitor for Pass2<'_, '_> {
     }
     fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
         self.seen.insert(rel.to_string());
+        if rel == QUALIFICATION_FILE {
+            let mut h = crate::digest::Hasher::new();
+            let mut buf = [0u8; 1 << 14];
+            loop {
+                let n = content.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                h.update(&buf[..n]);
+            }
+            self.qualification = Some(h.finish().0);
+            return Ok(());
+        }
         self.collector.offer(rel, content)
     }
 }
@@ -143,7 +161,42 @@ pub fn verify_bundle_file(
     // its sidecar and its seal are read as one set (v1.1).
     crate::atomic::OutputLock::wait_for_writer(path);
     let before = FileSet::of(path, seal.path);
-    let pass1 = verify_bundle(path, limits, Some(&mut grab), progress)?;
+    // v1.1: a bundle sealed with qualification.json right after MANIFEST
+    // is read in one pass: the qualification is read ahead from the first
+    // blocks, and the one verifying pass collects the evidence while it
+    // checks every entry against MANIFEST (bundle.stable then holds the
+    // qualification read ahead to the entry the pass verified). A bundle
+    // in the v1 order is read in two passes, as before.
+    let ahead = if seal.structure_only {
+        None
+    } else {
+        crate::bundle::read_ahead(path, MAX_SMALL_FILE)
+    };
+    let ahead_q = ahead
+        .as_deref()
+        .and_then(|b| super::schema::Qualification::parse(b).ok());
+    if let Some(q) = &ahead_q {
+        declared_requests_fit(q).map_err(QualifyError::Usage)?;
+        if let Some(p) = opts.publication {
+            super::published::locate_bindings(q, p).map_err(QualifyError::Usage)?;
+        }
+    }
+    let ahead_plan = ahead_q.map(|q| Plan::new(q, opts.pins, &opts.counted_digests()));
+    let mut ahead_collector = ahead_plan
+        .as_ref()
+        .map(|p| Collector::new(p).with_deriver(opts.deriver));
+    let mut one = ahead_collector.as_mut().map(|c| Pass2 {
+        collector: c,
+        seen: Default::default(),
+        qualification: None,
+    });
+    let pass1 = match one.as_mut() {
+        Some(v) => verify_bundle(path, limits, Some(v), progress)?,
+        None => verify_bundle(path, limits, Some(&mut grab), progress)?,
+    };
+    if one.is_some() {
+        grab.bytes = ahead.clone().map(Ok);
+    }
     let mut report = Report::new(path.display().to_string());
     report.extend(pass1.report.clone());
     let seal_outcome = seal_check(path, seal.path, seal.trust, seal.require, &pass1)?;
@@ -250,11 +303,71 @@ pub fn verify_bundle_file(
         super::published::locate_bindings(&q, p).map_err(QualifyError::Usage)?;
     }
     source.inputs.extend(bundled_inputs(&q, &pass1));
+    if let (Some(one), Some(ahead)) = (one, ahead.as_deref()) {
+        let (seen, verified) = (one.seen, one.qualification);
+        let (Some(collector), Some(plan)) = (ahead_collector, ahead_plan.as_ref()) else {
+            return Err(QualifyError::Usage(
+                "internal: a bundle read in one pass without its plan".into(),
+            ));
+        };
+        let collected = collector.finish();
+        let read_ahead = crate::digest::Sha256Digest::of_bytes(ahead);
+        let same_files = FileSet::of(path, seal.path) == before;
+        let stable = pass1.bundle_sha256.is_some() && verified == Some(read_ahead) && same_files;
+        report.push(
+            Check::outcome(
+                "bundle.stable",
+                stable,
+                if stable {
+                    "read in one pass (v1.1 order): the qualification.json read ahead is the entry this pass verified against MANIFEST, and the bundle, its .sha256 sidecar and its seal were not replaced while it was read".to_string()
+                } else if !same_files {
+                    "the bundle, its .sha256 sidecar or its seal was replaced while it was verified; the set read cannot be trusted, verify a copy that is not being written".to_string()
+                } else {
+                    "the qualification.json read ahead is not the entry the verifying pass read; its content cannot be trusted".to_string()
+                },
+            )
+            .with_values(
+                read_ahead.to_hex(),
+                verified.map(|d| d.to_hex()).unwrap_or_default(),
+            ),
+        );
+        for c in seal_checks {
+            report.push(c);
+        }
+        report.extend(qreport);
+        if !stable {
+            unverifiable_rest(
+                &mut report,
+                opts,
+                &Unverifiable {
+                    cause: "bundle.stable",
+                    why: "the bundle changed while it was read",
+                },
+            );
+            let mut v = Verification::new(report, opts, &source);
+            v.qualification = Some(q);
+            return Ok(v);
+        }
+        let stopped = pass1.stopped_by.clone();
+        let mut v = conclude(
+            report,
+            plan,
+            collected,
+            &seen,
+            pass1.bundle_sha256,
+            stopped.as_deref(),
+            opts,
+            &source,
+        );
+        v.qualification = Some(q);
+        return Ok(v);
+    }
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan).with_deriver(opts.deriver);
     let mut visitor = Pass2 {
         collector: &mut collector,
         seen: Default::default(),
+        qualification: None,
     };
     let pass2 = verify_bundle(path, limits, Some(&mut visitor), &NoProgress)?;
     let seen = std::mem::take(&mut visitor.seen);
@@ -268,7 +381,7 @@ pub fn verify_bundle_file(
             "bundle.stable",
             stable,
             if stable {
-                "the second pass read the same verified bytes (same SHA-256, same structural verdict)".to_string()
+                "read in two passes (v1 order: qualification.json is not the first entry after MANIFEST); the second pass read the same verified bytes (same SHA-256, same structural verdict)".to_string()
             } else if !same_files {
                 "the bundle, its .sha256 sidecar or its seal was replaced while it was verified; the set read cannot be trusted, verify a copy that is not being written".to_string()
             } else {
@@ -297,7 +410,41 @@ pub fn verify_bundle_file(
         v.qualification = Some(plan.q);
         return Ok(v);
     }
-    // A file the plan names but the bundle lacks.
+    let collected = collector.finish();
+    let stopped = pass2.stopped_by.clone();
+    let mut v = conclude(
+        report,
+        &plan,
+        collected,
+        &seen,
+        pass2.bundle_sha256,
+        stopped.as_deref(),
+        opts,
+        &source,
+    );
+    v.qualification = Some(plan.q);
+    Ok(v)
+}
+
+/// The checks after the evidence pass: the files the plan names that the
+/// pass did not see (not in the bundle, or not reached when reading
+/// stopped early), then every family of checks.
+#[allow(clippy::too_many_arguments)]
+fn conclude(
+    mut report: Report,
+    plan: &Plan,
+    collected: super::evidence::Collected,
+    seen: &std::collections::BTreeSet<String>,
+    bundle_digest: Option<crate::digest::Sha256Digest>,
+    stopped_by: Option<&str>,
+    opts: &Options<'_>,
+    source: &Source,
+) -> Verification {
+    // A file the plan names but the pass did not see.
+    let missing = match stopped_by {
+        Some(cause) => format!("not reached: reading stopped before it (see {cause})"),
+        None => "not in the bundle".to_string(),
+    };
     let mut unusable = BTreeMap::new();
     for rel in plan
         .clients
@@ -310,19 +457,17 @@ pub fn verify_bundle_file(
         .chain(plan.sources.keys())
     {
         if !seen.contains(rel) {
-            unusable.insert(rel.clone(), "not in the bundle".to_string());
+            unusable.insert(rel.clone(), missing.clone());
         }
     }
-    let collected = collector.finish();
     let run = Run {
-        plan: &plan,
+        plan,
         collected: &collected,
         unusable: &unusable,
-        bundle_digest: pass2.bundle_sha256,
+        bundle_digest,
     };
     let rows = evaluate(&mut report, &run, opts);
-    let mut v = Verification::new(report, opts, &source);
+    let mut v = Verification::new(report, opts, source);
     v.rows = rows;
-    v.qualification = Some(plan.q);
-    Ok(v)
+    v
 }

@@ -14,6 +14,32 @@ const MAX_EMPHASIS_RUN: usize = 3;
 /// The column and length of the first run of more than
 /// [`MAX_EMPHASIS_RUN`] `*` or `_` on a line that is not a thematic break
 /// (a line of three or more of one of `*`, `-`, `_` and spaces only).
+/// The column of the first `*` or `_` run on a line that stands beside a
+/// character other than ASCII that is neither a letter, a digit nor white
+/// space (a symbol such as `®`, punctuation such as `¶`): CommonMark 0.31
+/// counts symbols as punctuation for its flanking rules and cmark-gfm's
+/// older table does not, so the two pair such runs differently.
+fn emphasis_beside_symbol(line: &str) -> Option<(usize, char)> {
+    let odd = |c: Option<char>| {
+        c.is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace())
+    };
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    for (k, &(at, c)) in chars.iter().enumerate() {
+        if c != '*' && c != '_' {
+            continue;
+        }
+        let before = k.checked_sub(1).map(|p| chars[p].1);
+        let after = chars.get(k + 1).map(|x| x.1);
+        if odd(before) {
+            return before.map(|b| (at + 1, b));
+        }
+        if odd(after) {
+            return after.map(|a| (at + 1, a));
+        }
+    }
+    None
+}
+
 fn long_emphasis_run(line: &str) -> Option<(usize, usize, char)> {
     let t = after_markers(line);
     let mut chars = t.chars().filter(|c| !matches!(c, ' ' | '\t'));
@@ -127,6 +153,9 @@ pub(super) fn lines(lines: &[&str], code: &[bool]) -> Vec<(usize, usize, String)
         if html_start(rest) {
             let column = l.len() - rest.len() + 1;
             out.push((i + 1, column, HTML.into()));
+        }
+        if let Some((column, s)) = emphasis_beside_symbol(l) {
+            out.push((i + 1, column, format!("an emphasis character beside {s:?} (U+{:04X}): GitHub and other readers disagree on whether such a character lets it open or close emphasis, so they show different text; put a space between them, or escape the * or _", s as u32)));
         }
         if let Some((column, n, c)) = long_emphasis_run(l) {
             out.push((i + 1, column, format!("a run of {n} {c:?}: GitHub and other readers pair runs of more than {MAX_EMPHASIS_RUN} emphasis characters differently, so they show different text; write at most {MAX_EMPHASIS_RUN}, or escape them (\\{c})")));

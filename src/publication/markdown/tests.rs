@@ -235,3 +235,26 @@ fn runs_of_more_than_three_emphasis_characters_are_findings() {
     // Inside code they are verbatim.
     assert!(found("```\n********\n```\n").is_empty());
 }
+
+#[test]
+fn emphasis_beside_a_symbol_is_a_finding_and_crlf_reads_as_one_line_ending() {
+    let found = |md: &str| parse(md).unwrap().findings;
+    // The fuzz findings: a symbol (So) or punctuation other than ASCII
+    // beside an emphasis character; readers' Unicode tables differ.
+    for md in ["<h\u{ae}_+h_+<s\n", "a _'__\u{b6}__?\n", "x *\u{2192}* y\n"] {
+        let f = found(md);
+        assert_eq!(f.len(), 1, "{md:?}: {f:?}");
+        assert!(f[0].what.contains("an emphasis character beside"), "{f:?}");
+    }
+    // Letters of any script and white space beside it are read.
+    assert!(
+        found("*\u{b5}s* and _caf\u{e9}_ and * \u{ae}\n").is_empty(),
+        "{:?}",
+        found("*\u{b5}s* and _caf\u{e9}_ and * \u{ae}\n")
+    );
+    // A CR LF inside a code span is one line ending, one space, as
+    // cmark-gfm renders it.
+    let t = parse("kim\r\n `\n #m\r\n`\" x\r\n").unwrap();
+    assert!(t.findings.is_empty(), "{:?}", t.findings);
+    assert_eq!(t.blocks[0].text, "kim #m\" x");
+}
