@@ -220,11 +220,20 @@ fn gnu_tar_lists_and_extracts_and_sha256sum_agrees_with_manifest() {
         .collect();
     let mut rels: Vec<String> = sample_files().into_iter().map(|(p, _)| p).collect();
     rels.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    // v1.1: qualification.json right after MANIFEST, then manifest order.
     let mut expected = vec!["issue44-sample/MANIFEST".to_string()];
-    expected.extend(rels.iter().map(|r| format!("issue44-sample/{r}")));
+    let first = "qualification.json";
+    if rels.iter().any(|r| r == first) {
+        expected.push(format!("issue44-sample/{first}"));
+    }
+    expected.extend(
+        rels.iter()
+            .filter(|r| *r != first)
+            .map(|r| format!("issue44-sample/{r}")),
+    );
     assert_eq!(
         names, expected,
-        "MANIFEST first, then manifest order, no directory entries"
+        "MANIFEST first, qualification.json next, then manifest order, no directory entries"
     );
     let x = d.path().join("x");
     fs::create_dir(&x).unwrap();

@@ -146,8 +146,16 @@ fn the_thread_count_does_not_change_the_bytes_and_every_reader_reads_them() {
     assert_eq!(isize as usize, tar_stream.len());
     assert!(tar_stream.len() > 20 * (128 << 10), "many deflate blocks");
 
+    // v1.1: qualification.json right after MANIFEST, then manifest order.
     let mut names = vec!["parallel-run/MANIFEST".to_string()];
-    names.extend(files.iter().map(|(p, _)| format!("parallel-run/{p}")));
+    let first = "qualification.json";
+    names.extend(
+        files
+            .iter()
+            .filter(|(p, _)| p == first)
+            .chain(files.iter().filter(|(p, _)| p != first))
+            .map(|(p, _)| format!("parallel-run/{p}")),
+    );
     for tar in ["tar", "bsdtar"] {
         let listed = run_ok(Command::new(tar).arg("-tzf").arg(&bundle));
         let listed: Vec<String> = String::from_utf8(listed)
@@ -168,8 +176,11 @@ fn the_thread_count_does_not_change_the_bytes_and_every_reader_reads_them() {
 
     let o = run_ok(Command::new(python()).arg("-c").arg(PY_READ).arg(&bundle));
     let members: Vec<(String, String)> = serde_json::from_slice(&o).unwrap();
+    let first = "qualification.json";
     let mut want: Vec<(String, String)> = files
         .iter()
+        .filter(|(p, _)| p == first)
+        .chain(files.iter().filter(|(p, _)| p != first))
         .map(|(p, c)| {
             (
                 format!("parallel-run/{p}"),
@@ -217,6 +228,8 @@ fn a_bundle_sealed_before_v1_1_still_verifies() {
         text.contains("VERIFIED (host launch checks not bound to this run's fleet and weights record, token counts not bounded by the plan): "),
         "{text}"
     );
+    // Sealed in the v1 order, it is read in two passes, and says so.
+    assert!(text.contains("read in two passes (v1 order"), "{text}");
 
     // The old bundle's own tree, sealed again by this build: the same tar
     // stream, deflated in blocks.
@@ -242,6 +255,34 @@ fn a_bundle_sealed_before_v1_1_still_verifies() {
     let (old_bytes, new_bytes) = (fs::read(&old).unwrap(), fs::read(&new).unwrap());
     assert_ne!(old_bytes, new_bytes, "v1.1 deflates in blocks");
     assert_eq!(old_bytes[..10], new_bytes[..10], "the same gzip header");
-    let gunzip = |p: &Path| run_ok(Command::new("gzip").arg("-dc").arg(p));
-    assert!(gunzip(&old) == gunzip(&new), "the same tar stream");
+    // The same entries with the same bytes; v1.1 writes qualification.json
+    // right after MANIFEST (the v1.0 bundle has it in path order).
+    let entries = |p: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut a = tar::Archive::new(flate2::read::GzDecoder::new(fs::File::open(p).unwrap()));
+        a.entries()
+            .unwrap()
+            .map(|e| {
+                let mut e = e.unwrap();
+                let name = e.path().unwrap().to_string_lossy().into_owned();
+                let mut b = Vec::new();
+                std::io::Read::read_to_end(&mut e, &mut b).unwrap();
+                (name, b)
+            })
+            .collect()
+    };
+    let (mut o, n) = (entries(&old), entries(&new));
+    assert_eq!(n[1].0, "kimi-k3-mi355x-20260923-sample/qualification.json");
+    let mut n_sorted = n.clone();
+    o.sort();
+    n_sorted.sort();
+    assert!(o == n_sorted, "the same entries with the same bytes");
+    let o = pp()
+        .arg("verify")
+        .arg(&new)
+        .arg("--trust")
+        .arg(root.join("sample/trust.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("read in one pass (v1.1 order)"), "{text}");
 }
