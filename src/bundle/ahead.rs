@@ -24,7 +24,11 @@ const MAX_SKIPPED_MANIFEST: u64 = 256 << 20;
 pub fn read_ahead(path: &Path, cap: u64) -> Option<Vec<u8>> {
     let f = File::open(path).ok()?;
     let mut archive = tar::Archive::new(GzDecoder::new(f));
-    let mut entries = archive.entries().ok()?;
+    // Raw: every header as it is, no PAX or GNU long-name record read on
+    // our behalf (a hostile one could declare gigabytes); the two entries
+    // proofpack writes first carry none, so any such record is a layout
+    // this reader leaves to the two-pass verification.
+    let mut entries = archive.entries().ok()?.raw(true);
     let first = entries.next()?.ok()?;
     let name = first.path().ok()?.to_string_lossy().into_owned();
     let (root, file) = name.split_once('/')?;
@@ -47,4 +51,69 @@ pub fn read_ahead(path: &Path, cap: u64) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     (&mut second).take(cap + 1).read_to_end(&mut out).ok()?;
     (out.len() as u64 <= cap).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A gzip'd tar of raw 512-byte header blocks and contents.
+    fn bundle(dir: &Path, entries: &[(&str, u8, u64, &[u8])]) -> std::path::PathBuf {
+        let mut tar = Vec::new();
+        for (name, kind, size, data) in entries {
+            let mut h = tar::Header::new_ustar();
+            h.set_path(name).unwrap();
+            h.set_entry_type(tar::EntryType::new(*kind));
+            h.set_size(*size);
+            h.set_mode(0o644);
+            h.set_cksum();
+            tar.extend_from_slice(h.as_bytes());
+            tar.extend_from_slice(data);
+            tar.resize(tar.len().div_ceil(512) * 512, 0);
+        }
+        tar.resize(tar.len() + 1024, 0);
+        let p = dir.join("b.tgz");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&tar).unwrap();
+        std::fs::write(&p, gz.finish().unwrap()).unwrap();
+        p
+    }
+
+    #[test]
+    fn only_the_v1_1_layout_is_read_ahead_and_nothing_by_a_declared_size() {
+        let d = tempfile::tempdir().unwrap();
+        let q = br#"{"schema":"x"}"#;
+        let m = b"qualification.json:00\n";
+        let ok = bundle(
+            d.path(),
+            &[
+                ("r/MANIFEST", b'0', m.len() as u64, m),
+                ("r/qualification.json", b'0', q.len() as u64, q),
+            ],
+        );
+        assert_eq!(read_ahead(&ok, 1 << 20).as_deref(), Some(&q[..]));
+        // Larger than the cap: not read.
+        assert_eq!(read_ahead(&ok, 4), None);
+        // v1 order: another file second.
+        let v1 = bundle(
+            d.path(),
+            &[
+                ("r/MANIFEST", b'0', m.len() as u64, m),
+                ("r/a.json", b'0', 2, b"{}"),
+            ],
+        );
+        assert_eq!(read_ahead(&v1, 1 << 20), None);
+        // A PAX header first declaring a gigabyte (its data cut short): not
+        // read into memory, not a v1.1 layout.
+        let pax = bundle(
+            d.path(),
+            &[("r/PaxHeader", b'x', 1 << 30, b"30 path=r/MANIFEST\n")],
+        );
+        assert_eq!(read_ahead(&pax, 1 << 20), None);
+        // Not a gzip stream at all.
+        let junk = d.path().join("junk.tgz");
+        std::fs::write(&junk, b"not gzip").unwrap();
+        assert_eq!(read_ahead(&junk, 1 << 20), None);
+    }
 }
