@@ -227,10 +227,16 @@ fn subchecks(
     report.push(launched_check(&base, f, requests));
 }
 
-/// Every client record the run holds, to date the engines' launches by.
+/// Every client record the run holds, to date the engines' launches by:
+/// the points' records as the evidence pass keeps them (v1.1, issue 23: no
+/// list of every request is made, nor sorted), and the earliest send.
 struct Requests<'a> {
-    /// (point's client-records file, request id, record) per record.
-    all: Vec<(&'a str, &'a String, &'a ClientId)>,
+    /// (point's client-records file, its records by request id).
+    points: Vec<(&'a str, &'a std::collections::HashMap<String, ClientId>)>,
+    /// How many records in all.
+    count: usize,
+    /// The earliest send time of any record.
+    first: Option<f64>,
     /// The first point whose records cannot be read, when one cannot.
     unreadable: Option<String>,
 }
@@ -238,22 +244,49 @@ struct Requests<'a> {
 impl<'a> Requests<'a> {
     fn of(run: &Run<'a>) -> Requests<'a> {
         let q = run.q();
-        let mut all = Vec::new();
+        let mut points = Vec::new();
         let mut unreadable = None;
         for (i, p) in q.points.iter().enumerate() {
             match run.collected.clients.get(&i) {
-                Some(c) => all.extend(
-                    c.ids
-                        .iter()
-                        .map(|(id, r)| (p.client_records.as_str(), id, r)),
-                ),
+                Some(c) => points.push((p.client_records.as_str(), &c.ids)),
                 None => {
                     unreadable.get_or_insert_with(|| format!("point:{}.records", p.name));
                 }
             }
         }
-        all.sort_by(|a, b| a.2.sent_at.total_cmp(&b.2.sent_at));
-        Requests { all, unreadable }
+        let all = || points.iter().flat_map(|(_, ids)| ids.values());
+        let count = all().count();
+        let first = all().map(|r| r.sent_at).min_by(f64::total_cmp);
+        Requests {
+            points,
+            count,
+            first,
+            unreadable,
+        }
+    }
+
+    /// The records sent at or before `t`: how many, and the earliest
+    /// [`super::records::MAX_QUOTED`] of them (by send time, then file and
+    /// line), in that order.
+    fn sent_by(&self, t: f64) -> (u64, Vec<(f64, &'a str, u64, &'a String)>) {
+        let keep = super::records::MAX_QUOTED;
+        let order = |a: &(f64, &str, u64, &String), b: &(f64, &str, u64, &String)| {
+            a.0.total_cmp(&b.0).then(a.1.cmp(b.1)).then(a.2.cmp(&b.2))
+        };
+        let (mut n, mut first) = (0u64, Vec::new());
+        for (file, ids) in &self.points {
+            for (rid, r) in ids.iter().filter(|(_, r)| r.sent_at <= t) {
+                n += 1;
+                first.push((r.sent_at, *file, r.line, rid));
+                if first.len() > 4 * keep {
+                    first.sort_by(order);
+                    first.truncate(keep);
+                }
+            }
+        }
+        first.sort_by(order);
+        first.truncate(keep);
+        (n, first)
     }
 }
 
@@ -263,7 +296,7 @@ impl<'a> Requests<'a> {
 /// first requests sent before are named file:line.
 fn launched_check(base: &str, f: &super::EngineFacts, requests: &Requests<'_>) -> Check {
     let id = format!("{base}.launched_at");
-    let Some(first) = requests.all.first() else {
+    let Some(first_at) = requests.first else {
         return match &requests.unreadable {
             Some(cause) => Check::not_checkable_by(
                 &id,
@@ -274,18 +307,12 @@ fn launched_check(base: &str, f: &super::EngineFacts, requests: &Requests<'_>) -
         };
     };
     let launched = f.launched_unix;
+    let (n, quoted) = requests.sent_by(launched);
     let mut early = super::records::Problems::default();
-    for (file, rid, r) in requests
-        .all
-        .iter()
-        .take_while(|(_, _, r)| r.sent_at <= launched)
-    {
-        early.push(format!(
-            "request {rid:?} ({file}:{}) sent at {:.6}",
-            r.line, r.sent_at
-        ));
+    for (at, file, line, rid) in quoted {
+        early.push(format!("request {rid:?} ({file}:{line}) sent at {at:.6}"));
     }
-    let first_at = first.2.sent_at;
+    early.count = n;
     if early.is_empty() {
         Check::pass(
             &id,
@@ -293,7 +320,7 @@ fn launched_check(base: &str, f: &super::EngineFacts, requests: &Requests<'_>) -
                 "launched at {} ({:.0} s before the first request of the run): all {} requests lie within the engine's lifetime",
                 f.launched_at,
                 first_at - launched,
-                requests.all.len()
+                requests.count
             ),
         )
         .with_values(json!({"before": first_at}), launched)
