@@ -80,7 +80,16 @@ impl Sha256Digest {
 
     /// 64 lowercase hex characters.
     pub fn to_hex(&self) -> String {
-        hex::encode(self.0)
+        String::from_utf8(self.hex_bytes().to_vec()).unwrap_or_default()
+    }
+
+    /// The 64 lowercase hex digits as bytes, without an allocation (a
+    /// manifest of a million entries hashes a million of them).
+    pub fn hex_bytes(&self) -> [u8; 64] {
+        let mut out = [0u8; 64];
+        // 32 bytes into 64: the lengths always fit.
+        let _ = hex::encode_to_slice(self.0, &mut out);
+        out
     }
 
     /// `sha256:<64 lowercase hex>`, the form used in proofpack's own JSON.

@@ -242,7 +242,7 @@ impl EntryStream {
         }
         self.text.update(e.entry.path.as_bytes());
         self.text.update(b":");
-        self.text.update(e.entry.sha256.to_hex().as_bytes());
+        self.text.update(&e.entry.sha256.hex_bytes());
         self.text.update(b"\n");
         self.files += 1;
         self.bytes += e.entry.size.unwrap_or(0);
