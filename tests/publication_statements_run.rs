@@ -354,3 +354,16 @@ fn a_binding_whose_text_is_absent_or_repeated_cannot_run() {
     p.verify(&[])
         .assert_fails("qualification.schema", "check present takes no pointer");
 }
+
+#[test]
+fn a_sentence_a_form_half_matches_is_not_read_and_nothing_crashes() {
+    // The post-load form without a name: once a panic of the reader.
+    let p = published();
+    p.edit(
+        "Measured points¶",
+        "A post-load check passed after the second drain.\n\nMeasured points¶",
+    );
+    let o = p.verify(&[]);
+    o.assert_ok();
+    assert_eq!(o.check("publication:statement:25")["reason"], "not_read");
+}

@@ -561,4 +561,16 @@ mod tests {
             read("The preflight passed its health and SLO gates against the engines.").is_none()
         );
     }
+
+    proptest::proptest! {
+        /// Any statement: read or not, never a panic (the forms' own
+        /// readers slice the text by what they found in it).
+        #[test]
+        fn any_statement_is_read_or_not(t in "\\PC{0,160}") {
+            let _ = read(&t);
+            for lead in ["The preflight passed its ", "The benchmark plan declares ordered ", "Both points completed ", "The table excludes "] {
+                let _ = read(&format!("{lead}{t}"));
+            }
+        }
+    }
 }

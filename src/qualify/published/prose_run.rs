@@ -307,6 +307,10 @@ fn read_post_load(text: &str) -> Option<RunRead> {
     let (name_end, tail) = lower
         .rfind(" check passed after the ")
         .map(|at| (at, &lower[at + " check passed after the ".len()..]))?;
+    // "A post-load check passed ...": no name between the two.
+    if name_end < lead.len() {
+        return None;
+    }
     let ordinal = tail.strip_suffix(" drain")?;
     let after = if ordinal == "last" {
         u64::MAX
@@ -462,6 +466,17 @@ mod tests {
             })
         );
         // A tail the grammar does not know leaves the statement unread.
+        // A form with a part left out is not read (and nothing panics).
+        assert_eq!(
+            read("A post-load check passed after the second drain."),
+            None
+        );
+        assert_eq!(
+            read("The post-load  check passed after the last drain"),
+            None
+        );
+        assert_eq!(read("It contains ."), None);
+        assert_eq!(read("Both points use the client with"), None);
         for t in [
             "Direct probes completed on every permitted path, mostly.",
             "First-token latency ranged from 0.401 to 5.102 s on a good day.",
@@ -472,6 +487,19 @@ mod tests {
             "The qualified fleet copy changes only k to 8 s, above the observed maximum and more.",
         ] {
             assert_eq!(read(t), None, "{t}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text: read or not, never a panic.
+        #[test]
+        fn any_text_is_read_or_refused(t in "\\PC{0,120}") {
+            let _ = read(&t);
+            let lower = t.to_ascii_lowercase();
+            for lead in ["a post-load ", "it contains ", "both points use the client with ", "it "] {
+                let _ = read(&format!("{lead}{lower}"));
+                let _ = read(&format!("{lead}{lower} check passed after the second drain"));
+            }
         }
     }
 }
