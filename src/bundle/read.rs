@@ -132,7 +132,7 @@ impl Parser<'_> {
     }
 
     /// Skips `len` data bytes and their padding.
-    fn skip<R: Read>(&mut self, src: &mut Source<'_, R>, len: u64) -> Step {
+    fn skip(&mut self, src: &mut Source<'_>, len: u64) -> Step {
         match src
             .data(len, |_| {})
             .and_then(|ok| if ok { src.pad(len) } else { Ok(false) })
@@ -144,7 +144,7 @@ impl Parser<'_> {
     }
 
     /// Skips the padding after `len` data bytes.
-    fn pad<R: Read>(&mut self, src: &mut Source<'_, R>, len: u64) -> Step {
+    fn pad(&mut self, src: &mut Source<'_>, len: u64) -> Step {
         match src.pad(len) {
             Err(()) => Step::Stop,
             Ok(false) => self.fail("the archive ends inside padding (truncated)".into()),
@@ -152,7 +152,7 @@ impl Parser<'_> {
         }
     }
 
-    fn run<R: Read>(&mut self, src: &mut Source<'_, R>) {
+    fn run(&mut self, src: &mut Source<'_>) {
         let mut pending = Pending::default();
         let mut h = [0u8; BLOCK];
         loop {
@@ -191,7 +191,7 @@ impl Parser<'_> {
     }
 
     /// A zero block: the second one must follow, then the archive ends.
-    fn end_of_archive<R: Read>(&mut self, src: &mut Source<'_, R>, pending: &Pending) -> Step {
+    fn end_of_archive(&mut self, src: &mut Source<'_>, pending: &Pending) -> Step {
         let mut h2 = [0u8; BLOCK];
         match src.block(&mut h2) {
             Err(()) => return Step::Stop,
@@ -215,9 +215,9 @@ impl Parser<'_> {
 
     /// A PAX (`x`) or GNU long-name (`L`) header for the next entry: at most
     /// one of them per entry.
-    fn extension<R: Read>(
+    fn extension(
         &mut self,
-        src: &mut Source<'_, R>,
+        src: &mut Source<'_>,
         off: u64,
         hd: &Header,
         pending: &mut Pending,
@@ -280,13 +280,7 @@ impl Parser<'_> {
 
     /// An entry header (anything but an extension header), with what the
     /// extension header before it said.
-    fn entry<R: Read>(
-        &mut self,
-        src: &mut Source<'_, R>,
-        off: u64,
-        hd: Header,
-        pending: Pending,
-    ) -> Step {
+    fn entry(&mut self, src: &mut Source<'_>, off: u64, hd: Header, pending: Pending) -> Step {
         let (t, hsize) = (hd.typeflag, hd.size);
         self.w.entry_count += 1;
         if self.w.entry_count > self.limits.max_entries {
@@ -415,7 +409,7 @@ impl Parser<'_> {
     }
 
     /// An accepted regular file: MANIFEST, or hashed (and given to the sink).
-    fn regular_file<R: Read>(&mut self, src: &mut Source<'_, R>, rel: String, size: u64) -> Step {
+    fn regular_file(&mut self, src: &mut Source<'_>, rel: String, size: u64) -> Step {
         self.regular_files += 1;
         if self.first_file.is_none() {
             self.first_file = Some(rel.clone());
@@ -468,7 +462,7 @@ impl Parser<'_> {
     }
 
     /// Reads MANIFEST.
-    fn read_manifest<R: Read>(&mut self, src: &mut Source<'_, R>, size: u64, first: bool) -> Step {
+    fn read_manifest(&mut self, src: &mut Source<'_>, size: u64, first: bool) -> Step {
         self.w.manifest_seen = true;
         let cap = manifest::MAX_MANIFEST_BYTES.min(self.limits.max_entry_bytes);
         if size > cap {
@@ -603,7 +597,7 @@ fn sidecar_check(side: &Path, actual: Option<Sha256Digest>) -> Check {
 
 /// Verifies bundle bytes from any reader (tests, fuzzing). `target` names it
 /// in the report. `Err` only when the reader fails with an I/O error.
-pub fn verify_bundle_reader<R: Read>(
+pub fn verify_bundle_reader<R: Read + Send>(
     reader: R,
     target: &str,
     limits: &Limits,
@@ -614,40 +608,44 @@ pub fn verify_bundle_reader<R: Read>(
     verify_with_sink(reader, target, limits, &mut sink, progress)
 }
 
-pub(crate) fn verify_with_sink<R: Read>(
+pub(crate) fn verify_with_sink<R: Read + Send>(
     reader: R,
     target: &str,
     limits: &Limits,
     sink: &mut dyn Sink,
     progress: &dyn Progress,
 ) -> Result<BundleVerification, BundleError> {
-    let mut src = Source::new(reader, limits, progress);
-    let mut parser = Parser {
-        limits: *limits,
-        sink,
-        w: Walk::default(),
-        paths: Paths::new(limits.max_entries),
-        regular_files: 0,
-        first_file: None,
-    };
-    parser.run(&mut src);
-    let mut w = parser.w;
-    if let Some(e) = w.fatal.take() {
-        return Err(e);
-    }
-    // The rest of the decompressed stream: zeros after end-of-archive; after
-    // a tar-level problem, decompress on anyway to judge the gzip layer.
-    if w.limit_stop.is_none() && !src.stopped() && (w.eoa || w.tar_problem.is_some()) {
-        let nonzero = src.drain();
-        if w.eoa {
-            w.nonzero_after_eoa = nonzero;
+    // Decompression runs on its own thread (v1.1, issue 23), the tar
+    // parser and the checks on this one.
+    std::thread::scope(|scope| {
+        let mut src = Source::spawn(scope, reader, limits, progress);
+        let mut parser = Parser {
+            limits: *limits,
+            sink,
+            w: Walk::default(),
+            paths: Paths::new(limits.max_entries),
+            regular_files: 0,
+            first_file: None,
+        };
+        parser.run(&mut src);
+        let mut w = parser.w;
+        if let Some(e) = w.fatal.take() {
+            return Err(e);
         }
-    }
-    let end = src
-        .finish(w.limit_stop.is_some())
-        .map_err(|source| BundleError::Io {
-            path: target.into(),
-            source,
-        })?;
-    Ok(super::report::assemble(target, limits, w, end))
+        // The rest of the decompressed stream: zeros after end-of-archive; after
+        // a tar-level problem, decompress on anyway to judge the gzip layer.
+        if w.limit_stop.is_none() && !src.stopped() && (w.eoa || w.tar_problem.is_some()) {
+            let nonzero = src.drain();
+            if w.eoa {
+                w.nonzero_after_eoa = nonzero;
+            }
+        }
+        let end = src
+            .finish(w.limit_stop.is_some())
+            .map_err(|source| BundleError::Io {
+                path: target.into(),
+                source,
+            })?;
+        Ok(super::report::assemble(target, limits, w, end))
+    })
 }

@@ -12,6 +12,8 @@
 //! entry's content to a sink, hashed as it is read.
 
 use std::io::{self, BufRead, BufReader, Read};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::thread::{Scope, ScopedJoinHandle};
 
 use flate2::bufread::GzDecoder;
 
@@ -113,21 +115,6 @@ pub(crate) struct StreamEnd {
     pub trailing_capped: bool,
 }
 
-/// Decompressed bytes with limits enforced on every refill.
-pub(crate) struct Source<'p, R> {
-    dec: Decoder<'p, R>,
-    win: Vec<u8>,
-    pos: usize,
-    len: usize,
-    /// Decompressed bytes produced so far.
-    out_total: u64,
-    /// The gzip member ended (CRC and length checked).
-    member_end: bool,
-    stop: Option<Stop>,
-    limits: Limits,
-    ratio: RatioBudget,
-}
-
 /// The ratio limit (v1.1), a token bucket: every compressed byte read adds
 /// `rate` bytes of allowance, up to `burst`; every decompressed byte takes
 /// one. Equivalently, over any stretch of the stream the output is at most
@@ -171,8 +158,195 @@ impl RatioBudget {
     }
 }
 
-impl<'p, R: Read> Source<'p, R> {
-    pub(crate) fn new(reader: R, limits: &Limits, progress: &'p dyn Progress) -> Self {
+/// The decompressing half of the reader (v1.1, issue 23): it runs on its own
+/// thread, inflates into windows and enforces the total and ratio limits as
+/// it goes; the tar parser, the entry hashes and the evidence checks run on
+/// the calling thread, a few windows behind it.
+struct Inflater<'p, R> {
+    dec: Decoder<'p, R>,
+    /// Decompressed bytes produced so far.
+    out_total: u64,
+    limits: Limits,
+    ratio: RatioBudget,
+}
+
+/// What the decompressing thread hands over.
+enum Msg {
+    /// A window of `n` decompressed bytes (the vector is `WINDOW` long).
+    Data(Vec<u8>, usize),
+    /// The gzip member ended (CRC and length checked).
+    End,
+    /// Reading stopped for good.
+    Stop(Stop),
+}
+
+/// Windows decompressed ahead of the parser.
+const AHEAD: usize = 3;
+
+/// What the decompressing thread knows once it has ended.
+#[derive(Default)]
+struct Tail {
+    consumed: u64,
+    ratio_least: i128,
+    trailing: u64,
+    second_member: bool,
+    bundle_sha256: Option<Sha256Digest>,
+    trailing_capped: bool,
+}
+
+impl<'p, R: Read> Inflater<'p, R> {
+    /// Fills `win` with the next decompressed bytes; `Ok(0)` at the end of
+    /// the member.
+    fn next(&mut self, win: &mut [u8]) -> Result<usize, Stop> {
+        loop {
+            match self.dec.read(win) {
+                Ok(0) => return Ok(0),
+                Ok(n) => {
+                    self.out_total += n as u64;
+                    if self.out_total > self.limits.max_total_bytes {
+                        return Err(Stop::Limit(
+                            "total_bytes",
+                            format!(
+                                "the archive decompresses to more than {} bytes; raise --max-total-bytes if this bundle is expected to be that large",
+                                self.limits.max_total_bytes
+                            ),
+                        ));
+                    }
+                    let consumed = self.dec.get_ref().consumed;
+                    if !self.ratio.take(consumed, n as u64) {
+                        return Err(Stop::Limit(
+                            "ratio",
+                            format!(
+                                "{} compressed bytes decompress to {}: more than {} bytes beyond {}:1 in one stretch, a decompression bomb; raise --max-ratio if this is expected",
+                                consumed, self.out_total, RATIO_BURST_BYTES, self.limits.max_ratio
+                            ),
+                        ));
+                    }
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let raw = self.dec.get_ref().inner.get_ref().io_error;
+                    // Where reading stopped (v1.1): the archive's bytes
+                    // read good, and how far into the file the decoder
+                    // had read (the damage is at or before that byte).
+                    let at = format!(
+                        "reading stopped after {} bytes of the archive, within the first {} bytes of the file; nothing after that point was read",
+                        self.out_total,
+                        self.dec.get_ref().consumed
+                    );
+                    return Err(match raw {
+                        Some(_) => Stop::RawIo(e),
+                        None if e.kind() == io::ErrorKind::UnexpectedEof => Stop::Gzip(format!(
+                            "the gzip stream ends early: the file is truncated; {at}"
+                        )),
+                        None => Stop::Gzip(format!("the gzip stream is corrupt: {e}; {at}")),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The thread's body: windows to `tx` until the member ends or reading
+    /// stops (or the parser hung up), then, when `go` says so, the bytes
+    /// after the member for the bundle's digest.
+    fn run(
+        mut self,
+        tx: SyncSender<Msg>,
+        back: Receiver<Vec<u8>>,
+        go: Receiver<(bool, bool)>,
+    ) -> io::Result<Tail> {
+        loop {
+            let mut win = back.try_recv().unwrap_or_else(|_| vec![0u8; WINDOW]);
+            let msg = match self.next(&mut win) {
+                Ok(0) => Msg::End,
+                Ok(n) => Msg::Data(win, n),
+                Err(stop) => Msg::Stop(stop),
+            };
+            let last = !matches!(msg, Msg::Data(..));
+            if tx.send(msg).is_err() {
+                // The parser stopped reading: nothing after this is read.
+                return self.tail((false, false));
+            }
+            if last {
+                break;
+            }
+        }
+        drop(tx);
+        let trailing = go.recv().unwrap_or((false, false));
+        self.tail(trailing)
+    }
+
+    /// Ends reading; when `trailing.0` says so, reads what follows the
+    /// member or the gzip error, not without bound, and completes the file's
+    /// digest; `trailing.1` says the member ended (what follows it must be
+    /// nothing, and is counted).
+    fn tail(self, trailing: (bool, bool)) -> io::Result<Tail> {
+        let ratio_least = self.ratio.least;
+        let counted = self.dec.into_inner();
+        let mut t = Tail {
+            consumed: counted.consumed,
+            ratio_least,
+            ..Tail::default()
+        };
+        if !trailing.0 {
+            return Ok(t);
+        }
+        let mut buffered = counted.inner;
+        let mut after: u64 = 0;
+        loop {
+            if after > TRAILING_READ_LIMIT {
+                t.trailing_capped = true;
+                return Ok(t);
+            }
+            let chunk = match buffered.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            if trailing.1 && t.trailing == 0 && chunk.len() >= 2 && chunk[..2] == [0x1f, 0x8b] {
+                t.second_member = true;
+            }
+            let n = chunk.len();
+            after += n as u64;
+            if trailing.1 {
+                t.trailing += n as u64;
+            }
+            buffered.consume(n);
+        }
+        t.bundle_sha256 = Some(buffered.into_inner().hasher.finish().0);
+        Ok(t)
+    }
+}
+
+/// Decompressed bytes with limits enforced on every refill, from the
+/// decompressing thread.
+pub(crate) struct Source<'s> {
+    rx: Option<Receiver<Msg>>,
+    back: Sender<Vec<u8>>,
+    go: Option<SyncSender<(bool, bool)>>,
+    producer: Option<ScopedJoinHandle<'s, io::Result<Tail>>>,
+    win: Vec<u8>,
+    pos: usize,
+    len: usize,
+    /// Decompressed bytes received so far.
+    out_total: u64,
+    /// The gzip member ended (CRC and length checked).
+    member_end: bool,
+    stop: Option<Stop>,
+}
+
+impl<'s> Source<'s> {
+    /// Starts the decompressing thread in `scope` on `reader`.
+    pub(crate) fn spawn<'env, R: Read + Send + 's>(
+        scope: &'s Scope<'s, 'env>,
+        reader: R,
+        limits: &Limits,
+        progress: &'s dyn Progress,
+    ) -> Self {
         let raw = RawIn {
             inner: reader,
             hasher: Hasher::new(),
@@ -183,16 +357,27 @@ impl<'p, R: Read> Source<'p, R> {
             inner: BufReader::with_capacity(1 << 16, raw),
             consumed: 0,
         };
-        Source {
+        let inflater = Inflater {
             dec: GzDecoder::new(counted),
-            win: vec![0u8; WINDOW],
+            out_total: 0,
+            limits: *limits,
+            ratio: RatioBudget::new(limits.max_ratio),
+        };
+        let (tx, rx) = sync_channel(AHEAD);
+        let (back, back_rx) = channel();
+        let (go, go_rx) = sync_channel(1);
+        let producer = scope.spawn(move || inflater.run(tx, back_rx, go_rx));
+        Source {
+            rx: Some(rx),
+            back,
+            go: Some(go),
+            producer: Some(producer),
+            win: Vec::new(),
             pos: 0,
             len: 0,
             out_total: 0,
             member_end: false,
             stop: None,
-            limits: *limits,
-            ratio: RatioBudget::new(limits.max_ratio),
         }
     }
 
@@ -208,65 +393,39 @@ impl<'p, R: Read> Source<'p, R> {
         if self.member_end {
             return Ok(0);
         }
-        loop {
-            match self.dec.read(&mut self.win) {
-                Ok(0) => {
-                    self.member_end = true;
-                    self.pos = 0;
-                    self.len = 0;
-                    return Ok(0);
+        let got = match &self.rx {
+            Some(rx) => rx.recv().ok(),
+            None => None,
+        };
+        match got {
+            Some(Msg::Data(win, n)) => {
+                let old = std::mem::replace(&mut self.win, win);
+                if !old.is_empty() {
+                    let _ = self.back.send(old);
                 }
-                Ok(n) => {
-                    self.pos = 0;
-                    self.len = n;
-                    self.out_total += n as u64;
-                    if self.out_total > self.limits.max_total_bytes {
-                        self.stop = Some(Stop::Limit(
-                            "total_bytes",
-                            format!(
-                                "the archive decompresses to more than {} bytes; raise --max-total-bytes if this bundle is expected to be that large",
-                                self.limits.max_total_bytes
-                            ),
-                        ));
-                        return Err(());
-                    }
-                    let consumed = self.dec.get_ref().consumed;
-                    if !self.ratio.take(consumed, n as u64) {
-                        self.stop = Some(Stop::Limit(
-                            "ratio",
-                            format!(
-                                "{} compressed bytes decompress to {}: more than {} bytes beyond {}:1 in one stretch, a decompression bomb; raise --max-ratio if this is expected",
-                                consumed, self.out_total, RATIO_BURST_BYTES, self.limits.max_ratio
-                            ),
-                        ));
-                        return Err(());
-                    }
-                    return Ok(n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let raw = self.dec.get_ref().inner.get_ref().io_error;
-                    // Where reading stopped (v1.1): the archive's bytes
-                    // read good, and how far into the file the decoder
-                    // had read (the damage is at or before that byte).
-                    let at = format!(
-                        "reading stopped after {} bytes of the archive, within the first {} bytes of the file; nothing after that point was read",
-                        self.out_total,
-                        self.dec.get_ref().consumed
-                    );
-                    self.stop = Some(match raw {
-                        Some(_) => Stop::RawIo(e),
-                        None if e.kind() == io::ErrorKind::UnexpectedEof => Stop::Gzip(format!(
-                            "the gzip stream ends early: the file is truncated; {at}"
-                        )),
-                        None => Stop::Gzip(format!("the gzip stream is corrupt: {e}; {at}")),
-                    });
-                    return Err(());
-                }
+                self.pos = 0;
+                self.len = n;
+                self.out_total += n as u64;
+                Ok(n)
+            }
+            Some(Msg::End) => {
+                self.member_end = true;
+                self.pos = 0;
+                self.len = 0;
+                Ok(0)
+            }
+            Some(Msg::Stop(stop)) => {
+                self.stop = Some(stop);
+                Err(())
+            }
+            None => {
+                self.stop = Some(Stop::RawIo(io::Error::other(
+                    "the decompressing thread ended before the gzip member did",
+                )));
+                Err(())
             }
         }
     }
-
     /// Offset in the decompressed stream of the next byte to be consumed.
     pub(crate) fn offset(&self) -> u64 {
         self.out_total - (self.len - self.pos) as u64
@@ -348,58 +507,55 @@ impl<'p, R: Read> Source<'p, R> {
         let mut end = StreamEnd {
             member_end: self.member_end,
             out_total: self.out_total,
-            ratio_least: self.ratio.least,
             ..StreamEnd::default()
         };
-        match self.stop.take() {
-            Some(Stop::Limit(name, detail)) => end.limit_stop = Some((name, detail)),
-            Some(Stop::RawIo(e)) => return Err(e),
-            Some(Stop::Gzip(s)) => end.gzip_error = Some(s),
-            None => {}
-        }
+        let raw_io = match self.stop.take() {
+            Some(Stop::Limit(name, detail)) => {
+                end.limit_stop = Some((name, detail));
+                None
+            }
+            Some(Stop::RawIo(e)) => Some(e),
+            Some(Stop::Gzip(s)) => {
+                end.gzip_error = Some(s);
+                None
+            }
+            None => None,
+        };
         let reached_end = end.member_end || end.gzip_error.is_some();
-        let counted = self.dec.into_inner();
-        end.consumed = counted.consumed;
-        let mut buffered = counted.inner;
-        // After the member: nothing may follow. Read the rest of the file
+        // After the member: nothing may follow. The rest of the file is read
         // for the bundle's digest (unless a limit stopped us), but not
         // without bound.
-        if limit_stopped || end.limit_stop.is_some() || !reached_end {
-            return Ok(end);
+        let trailing =
+            !limit_stopped && end.limit_stop.is_none() && reached_end && raw_io.is_none();
+        // Hang up first, so that a thread blocked on a full channel ends.
+        drop(self.rx.take());
+        if let Some(go) = self.go.take() {
+            let _ = go.send((trailing, end.member_end));
         }
-        let mut after: u64 = 0;
-        loop {
-            if after > TRAILING_READ_LIMIT {
-                end.trailing_capped = true;
-                return Ok(end);
-            }
-            let chunk = match buffered.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                break;
-            }
-            if end.member_end && end.trailing == 0 && chunk.len() >= 2 && chunk[..2] == [0x1f, 0x8b]
-            {
-                end.second_member = true;
-            }
-            let n = chunk.len();
-            after += n as u64;
-            if end.member_end {
-                end.trailing += n as u64;
-            }
-            buffered.consume(n);
+        let tail = match self.producer.take().map(|h| h.join()) {
+            Some(Ok(t)) => t,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Ok(Tail::default()),
+        };
+        if let Some(e) = raw_io {
+            return Err(e);
         }
-        end.bundle_sha256 = Some(buffered.into_inner().hasher.finish().0);
+        let tail = tail?;
+        end.ratio_least = tail.ratio_least;
+        end.consumed = tail.consumed;
+        if trailing {
+            end.trailing = tail.trailing;
+            end.second_member = tail.second_member;
+            end.trailing_capped = tail.trailing_capped;
+            end.bundle_sha256 = tail.bundle_sha256;
+        }
         Ok(end)
     }
 }
 
 /// An entry's content as a reader, hashed as it is read.
-pub(crate) struct EntryReader<'s, 'p, R> {
-    src: &'s mut Source<'p, R>,
+pub(crate) struct EntryReader<'a, 's> {
+    src: &'a mut Source<'s>,
     left: u64,
     hasher: Hasher,
     /// The archive ended inside the entry.
@@ -408,8 +564,8 @@ pub(crate) struct EntryReader<'s, 'p, R> {
     pub stopped: bool,
 }
 
-impl<'s, 'p, R: Read> EntryReader<'s, 'p, R> {
-    pub(crate) fn new(src: &'s mut Source<'p, R>, size: u64) -> Self {
+impl<'a, 's> EntryReader<'a, 's> {
+    pub(crate) fn new(src: &'a mut Source<'s>, size: u64) -> Self {
         EntryReader {
             src,
             left: size,
@@ -433,7 +589,7 @@ impl<'s, 'p, R: Read> EntryReader<'s, 'p, R> {
     }
 }
 
-impl<R: Read> Read for EntryReader<'_, '_, R> {
+impl Read for EntryReader<'_, '_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.left == 0 || buf.is_empty() {
             return Ok(0);

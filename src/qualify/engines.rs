@@ -232,7 +232,7 @@ fn subchecks(
 /// list of every request is made, nor sorted), and the earliest send.
 struct Requests<'a> {
     /// (point's client-records file, its records by request id).
-    points: Vec<(&'a str, &'a std::collections::HashMap<String, ClientId>)>,
+    points: Vec<(&'a str, &'a super::idmap::IdMap<ClientId>)>,
     /// How many records in all.
     count: usize,
     /// The earliest send time of any record.
@@ -268,9 +268,9 @@ impl<'a> Requests<'a> {
     /// The records sent at or before `t`: how many, and the earliest
     /// [`super::records::MAX_QUOTED`] of them (by send time, then file and
     /// line), in that order.
-    fn sent_by(&self, t: f64) -> (u64, Vec<(f64, &'a str, u64, &'a String)>) {
+    fn sent_by(&self, t: f64) -> (u64, Vec<(f64, &'a str, u32, &'a str)>) {
         let keep = super::records::MAX_QUOTED;
-        let order = |a: &(f64, &str, u64, &String), b: &(f64, &str, u64, &String)| {
+        let order = |a: &(f64, &str, u32, &str), b: &(f64, &str, u32, &str)| {
             a.0.total_cmp(&b.0).then(a.1.cmp(b.1)).then(a.2.cmp(&b.2))
         };
         let (mut n, mut first) = (0u64, Vec::new());

@@ -53,6 +53,7 @@ pub mod engines;
 pub mod evidence;
 pub mod facts;
 pub mod hosts;
+pub mod idmap;
 pub mod inventory;
 pub mod metrics;
 pub mod pagedata;

@@ -15,11 +15,10 @@ use super::records::{ClientId, ClientSummary, Problems};
 use super::schema::Point;
 use crate::report::{Check, Reason};
 
-/// The records of `client` in file order (first occurrence of each id).
-fn in_file_order(client: &ClientSummary) -> Vec<(&String, &ClientId)> {
-    let mut ids: Vec<(&String, &ClientId)> = client.ids.iter().collect();
-    ids.sort_by_key(|(_, c)| c.line);
-    ids
+/// The records of `client` in file order (first occurrence of each id):
+/// the order the id map keeps.
+fn in_file_order(client: &ClientSummary) -> impl Iterator<Item = (&str, &ClientId)> {
+    client.ids.iter()
 }
 
 /// `point:<name>.one_token`: a request with at most one output token ends
@@ -143,9 +142,9 @@ struct Window {
 }
 
 fn window(p: &Point, client: &ClientSummary) -> Option<Window> {
-    let mut start: Option<(f64, u64, &String)> = None;
-    let mut end: Option<(f64, u64, &String)> = None;
-    for (rid, c) in &client.ids {
+    let mut start: Option<(f64, u32, &str)> = None;
+    let mut end: Option<(f64, u32, &str)> = None;
+    for (rid, c) in client.ids.iter() {
         if start.is_none_or(|(t, l, _)| c.sent_at < t || (c.sent_at == t && c.line < l)) {
             start = Some((c.sent_at, c.line, rid));
         }

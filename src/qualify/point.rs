@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use super::context::Run;
+use super::idmap::IdMap;
 use super::metrics::PointMetrics;
 use super::plan::{rate_tolerance, Arrival, PlanFacts};
 use super::records::{self, ClientSummary, JournalSummary, Problems, Terminals};
@@ -298,16 +299,15 @@ fn journal_checks(
 ) {
     let id = |s: &str| format!("{base}.{s}");
     let empty = Default::default();
-    let events: &std::collections::HashMap<String, Terminals> =
-        j.points.get(&p.name).unwrap_or(&empty);
+    let events: &IdMap<Terminals> = j.points.get(&p.name).unwrap_or(&empty);
     let mut terminal = Problems::default();
     let mut status = Problems::default();
     let mut timing = Problems::default();
-    let mut ids: Vec<(&String, &records::ClientId)> = client.ids.iter().collect();
-    ids.sort_by_key(|(_, c)| c.line);
-    for (rid, c) in &ids {
-        let at = format!("{}:{}", p.client_records, c.line);
-        match events.get(*rid) {
+    // In file order, as the id map keeps them.
+    for (rid, c) in client.ids.iter() {
+        // Where the record is, written only for a problem.
+        let at = format_args!("{}:{}", p.client_records, c.line);
+        match events.get(rid) {
             None => terminal.push(format!("request {rid:?} ({at}) has no terminal event")),
             Some(t) if t.count == 0 => terminal.push(format!(
                 "request {rid:?} ({at}) has no terminal event in {}",
@@ -329,19 +329,18 @@ fn journal_checks(
                 }
             }
         }
-        if let Some(t) = events.get(*rid) {
+        if let Some(t) = events.get(rid) {
             if let Some(why) = timing_problem(c, t, tolerance) {
                 timing.push(format!("request {rid:?} ({at}; {}): {why}", journal));
             }
         }
     }
     let mut orphans = Problems::default();
-    let mut orphan_list: Vec<(&String, u64)> = events
+    // In the order of their first event, as the id map keeps them.
+    let orphan_list = events
         .iter()
-        .filter(|(rid, _)| !client.ids.contains_key(*rid))
-        .map(|(r, t)| (r, t.first_line))
-        .collect();
-    orphan_list.sort_by_key(|(_, l)| *l);
+        .filter(|(rid, _)| !client.ids.contains_key(rid))
+        .map(|(r, t)| (r, t.first_line));
     for (rid, line) in orphan_list {
         orphans.push(format!(
             "request {rid:?} ({}:{line}) has no client record",
@@ -410,7 +409,7 @@ fn journal_checks(
             format!(
                 "{}: for all {} requests the journal's first event, first_token and terminal times agree with the client's within {tolerance} s, in time order",
                 journal,
-                ids.len()
+                client.ids.len()
             ),
         )
     } else {
@@ -432,17 +431,16 @@ fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<Stri
             "its events are not in time order (line {line} is earlier than the event before it, or follows the terminal event)"
         ));
     }
-    if let Some(first) = t.first_at {
-        if first < c.sent_at - tol {
-            return Some(format!(
-                "the journal saw it at {first:.6} (line {}), {:.3} s before the client says it was sent ({:.6})",
-                t.first_at_line,
-                c.sent_at - first,
-                c.sent_at
-            ));
-        }
+    let first = t.first_at;
+    if first < c.sent_at - tol {
+        return Some(format!(
+            "the journal saw it at {first:.6} (line {}), {:.3} s before the client says it was sent ({:.6})",
+            t.first_at_line,
+            c.sent_at - first,
+            c.sent_at
+        ));
     }
-    match (c.first_token_at, t.first_token, t.first_tokens) {
+    match (c.first_token_at, t.first_token(), t.first_tokens) {
         (_, _, n) if n > 1 => return Some(format!("{n} first_token events")),
         (Some(ft), None, _) => {
             return Some(format!(
@@ -462,7 +460,7 @@ fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<Stri
         }
         _ => {}
     }
-    if let (Some(fin), Some(at)) = (c.finished_at, t.terminal_at) {
+    if let (Some(fin), Some(at)) = (c.finished_at, t.terminal_at()) {
         if (fin - at).abs() > tol {
             return Some(format!(
                 "finished at {fin:.6} by the client, terminal event at {at:.6} (line {}): {:+.3} s apart",

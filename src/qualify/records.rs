@@ -6,15 +6,19 @@
 //! file and line number and reading goes on, so that one report lists every
 //! problem instead of the first.
 
-use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read};
+use std::num::NonZeroU32;
 
+use super::idmap::IdMap;
 use super::metrics::{MetricsAccumulator, PointMetrics};
 use super::schema::{ClientRecord, JournalEvent, Status};
-use crate::strictjson::reject_duplicate_json_keys;
 
 /// The longest record line proofpack reads (bytes, newline excluded).
 pub const MAX_LINE: usize = 1 << 20;
+/// The most lines proofpack reads of a records file or journal (v1.1,
+/// issue 23): what is kept of a request names its lines as 32-bit numbers.
+/// An honest journal of four million requests has some sixteen million.
+pub const MAX_LINES: u64 = u32::MAX as u64;
 /// How many problems of one kind a check detail quotes before summarising.
 pub const MAX_QUOTED: usize = 10;
 
@@ -105,6 +109,13 @@ pub fn for_each_line(
             return Ok(());
         }
         line_no += 1;
+        if line_no > MAX_LINES {
+            problems.push(format!(
+                "{file}:{line_no}: more than {MAX_LINES} lines; proofpack reads at most that many (a v1.1 limit), so reading of this file stopped"
+            ));
+            io::copy(&mut reader, &mut io::sink())?;
+            return Ok(());
+        }
         if buf.last() == Some(&b'\n') {
             buf.pop();
         } else if buf.len() > MAX_LINE {
@@ -136,8 +147,8 @@ pub fn for_each_line(
 pub struct ClientId {
     /// Final status.
     pub status: Status,
-    /// Line of the record.
-    pub line: u64,
+    /// Line of the record (below [`MAX_LINES`]).
+    pub line: u32,
     /// Send time.
     pub sent_at: f64,
     /// First token time.
@@ -202,8 +213,8 @@ pub struct ClientSummary {
     pub records: u64,
     /// Records marked warmup.
     pub warmups: u64,
-    /// Request id -> status and line (first occurrence).
-    pub ids: HashMap<String, ClientId>,
+    /// Request id -> status and line (first occurrence), in file order.
+    pub ids: IdMap<ClientId>,
     /// Request ids seen more than once, with both lines.
     pub duplicates: Problems,
     /// Malformed lines and records of another point.
@@ -254,7 +265,7 @@ pub fn read_client_records_limited(
     let mut problems = Problems::default();
     let mut duplicates = Problems::default();
     let mut breaches = Problems::default();
-    let mut ids: HashMap<String, ClientId> = HashMap::new();
+    let mut ids: IdMap<ClientId> = IdMap::new();
     let mut acc = MetricsAccumulator::default();
     let (mut records, mut warmups) = (0u64, 0u64);
     let mut first_sent: Option<f64> = None;
@@ -267,10 +278,7 @@ pub fn read_client_records_limited(
         if stopped {
             return;
         }
-        if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
-            problems.push(format!("{file}:{line}: invalid client record: {e}"));
-            return;
-        }
+        // One parse: the reader refuses a repeated key itself (v1.1).
         let rec: ClientRecord = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
@@ -349,26 +357,22 @@ pub fn read_client_records_limited(
                 ));
             }
         }
-        match ids.get(&rec.request_id) {
-            Some(first) => duplicates.push(format!(
+        let kept = ClientId {
+            status: rec.status,
+            // Lines are below MAX_LINES, so they fit a u32.
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            sent_at: rec.sent_at,
+            first_token_at: rec.first_token_at,
+            finished_at: rec.finished_at,
+            warmup: rec.warmup,
+            input_tokens: rec.input_tokens,
+            output_tokens: rec.output_tokens,
+        };
+        if let Some(first) = ids.insert_first(&rec.request_id, kept) {
+            duplicates.push(format!(
                 "request id {:?} at {file}:{} and line {line}",
                 rec.request_id, first.line
-            )),
-            None => {
-                ids.insert(
-                    rec.request_id,
-                    ClientId {
-                        status: rec.status,
-                        line,
-                        sent_at: rec.sent_at,
-                        first_token_at: rec.first_token_at,
-                        finished_at: rec.finished_at,
-                        warmup: rec.warmup,
-                        input_tokens: rec.input_tokens,
-                        output_tokens: rec.output_tokens,
-                    },
-                );
-            }
+            ));
         }
     })?;
     for p in parse_problems.quoted.iter() {
@@ -378,7 +382,7 @@ pub fn read_client_records_limited(
     let (metrics, series) = acc.finish_with_series();
     let mut early_measured = Problems::default();
     if let Some(w) = &last_warmup {
-        let mut early: Vec<(&String, &ClientId)> = ids
+        let mut early: Vec<(&str, &ClientId)> = ids
             .iter()
             .filter(|(_, c)| !c.warmup && c.sent_at <= w.at)
             .collect();
@@ -409,39 +413,55 @@ pub fn read_client_records_limited(
     })
 }
 
-/// What the journal recorded of one request id.
+/// What the journal recorded of one request id: 72 bytes (v1.1, issue 23:
+/// times whose presence a count already says are plain `f64`, lines are
+/// `u32`, see [`MAX_LINES`]).
 #[derive(Debug, Clone, Default)]
 pub struct Terminals {
     /// Number of terminal events.
     pub count: u32,
-    /// Status of the first terminal event.
-    pub status: Option<Status>,
-    /// Line of the first event for this id.
-    pub first_line: u64,
-    /// Lines of the first two terminal events.
-    pub terminal_lines: [u64; 2],
-    /// Time of the first terminal event.
-    pub terminal_at: Option<f64>,
-    /// Earliest event time.
-    pub first_at: Option<f64>,
-    /// Line of the earliest event.
-    pub first_at_line: u64,
     /// Number of `first_token` events.
     pub first_tokens: u32,
-    /// Time and line of the first `first_token` event.
-    pub first_token: Option<(f64, u64)>,
-    /// Time of the last event read (file order).
-    pub last_at: f64,
+    /// Status of the first terminal event.
+    pub status: Option<Status>,
+    /// Line of the first event for this id (0 before any).
+    pub first_line: u32,
+    /// Lines of the first two terminal events.
+    pub terminal_lines: [u32; 2],
+    /// Line of the earliest event.
+    pub first_at_line: u32,
     /// The first event out of time order (earlier than the one before it,
     /// or after the terminal event), as its line.
-    pub disorder: Option<u64>,
+    pub disorder: Option<NonZeroU32>,
+    /// Earliest event time.
+    pub first_at: f64,
+    /// Time of the last event read (file order).
+    pub last_at: f64,
+    /// Time of the first terminal event (when `count > 0`).
+    terminal_time: f64,
+    /// Time and line of the first `first_token` event (when
+    /// `first_tokens > 0`).
+    first_token_time: f64,
+    first_token_line: u32,
+}
+
+impl Terminals {
+    /// Time of the first terminal event.
+    pub fn terminal_at(&self) -> Option<f64> {
+        (self.count > 0).then_some(self.terminal_time)
+    }
+    /// Time and line of the first `first_token` event.
+    pub fn first_token(&self) -> Option<(f64, u32)> {
+        (self.first_tokens > 0).then_some((self.first_token_time, self.first_token_line))
+    }
 }
 
 /// Everything kept of one journal file: per point name, per request id.
 #[derive(Debug, Default)]
 pub struct JournalSummary {
-    /// Point name -> request id -> what the journal recorded.
-    pub points: HashMap<String, HashMap<String, Terminals>>,
+    /// Point name -> request id -> what the journal recorded (ids in the
+    /// order of their first event).
+    pub points: std::collections::HashMap<String, IdMap<Terminals>>,
     /// Malformed lines.
     pub problems: Problems,
     /// Events read.
@@ -472,7 +492,7 @@ pub fn read_journal_limited(
     let mut requests = 0u64;
     let mut s = JournalSummary::default();
     for p in points {
-        s.points.insert((*p).to_string(), HashMap::new());
+        s.points.insert((*p).to_string(), IdMap::new());
     }
     let mut problems = Problems::default();
     let mut line_problems = Problems::default();
@@ -481,10 +501,7 @@ pub fn read_journal_limited(
         if stopped {
             return;
         }
-        if let Err(e) = reject_duplicate_json_keys(text.as_bytes()) {
-            problems.push(format!("{file}:{line}: invalid journal event: {e}"));
-            return;
-        }
+        // One parse: the reader refuses a repeated key itself (v1.1).
         let ev: JournalEvent = match serde_json::from_str(text) {
             Ok(e) => e,
             Err(e) => {
@@ -525,33 +542,38 @@ pub fn read_journal_limited(
             }
             return;
         };
-        let t = map.entry(ev.request_id).or_default();
-        let first_event = t.first_at.is_none();
+        let Some(t) = map.get_or_insert_with(&ev.request_id, Terminals::default) else {
+            return;
+        };
+        // Lines are below MAX_LINES, so they fit a u32.
+        let line32 = u32::try_from(line).unwrap_or(u32::MAX);
+        let first_event = t.first_line == 0;
         let after_terminal = t.count > 0 && ev.event != JournalEvent::TERMINAL;
         if t.disorder.is_none() && !first_event && (ev.at < t.last_at || after_terminal) {
-            t.disorder = Some(line);
+            t.disorder = NonZeroU32::new(line32);
         }
         t.last_at = ev.at;
-        if t.first_at.is_none_or(|f| ev.at < f) {
-            t.first_at = Some(ev.at);
-            t.first_at_line = line;
+        if first_event || ev.at < t.first_at {
+            t.first_at = ev.at;
+            t.first_at_line = line32;
         }
         if first_event {
-            t.first_line = line;
+            t.first_line = line32;
         }
         if ev.event == JournalEvent::TERMINAL {
-            t.count += 1;
+            t.count = t.count.saturating_add(1);
             if t.count == 1 {
                 t.status = ev.status;
-                t.terminal_at = Some(ev.at);
-                t.terminal_lines[0] = line;
+                t.terminal_time = ev.at;
+                t.terminal_lines[0] = line32;
             } else if t.count == 2 {
-                t.terminal_lines[1] = line;
+                t.terminal_lines[1] = line32;
             }
         } else if ev.event == FIRST_TOKEN_EVENT {
-            t.first_tokens += 1;
-            if t.first_token.is_none() {
-                t.first_token = Some((ev.at, line));
+            t.first_tokens = t.first_tokens.saturating_add(1);
+            if t.first_tokens == 1 {
+                t.first_token_time = ev.at;
+                t.first_token_line = line32;
             }
         }
     })?;

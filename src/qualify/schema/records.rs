@@ -3,7 +3,7 @@
 //! is required and strictly typed, statuses are case-sensitive, but extra
 //! fields are tolerated so that a client may log more than proofpack reads.
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 
 /// A request's final status (case-sensitive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -31,12 +31,10 @@ impl Status {
     }
 }
 
-fn required<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    Option::<T>::deserialize(d)
-}
+mod one_pass;
 
-/// One client record.
-#[derive(Debug, Clone, Deserialize)]
+/// One client record (a JSON object; read in one pass by [`one_pass`]).
+#[derive(Debug, Clone)]
 pub struct ClientRecord {
     /// Request id, unique within the point.
     pub request_id: String,
@@ -49,10 +47,8 @@ pub struct ClientRecord {
     /// Send time, unix seconds.
     pub sent_at: f64,
     /// First token time, unix seconds (required key, may be null).
-    #[serde(deserialize_with = "required")]
     pub first_token_at: Option<f64>,
     /// Completion time, unix seconds (required key, may be null).
-    #[serde(deserialize_with = "required")]
     pub finished_at: Option<f64>,
     /// Prompt tokens.
     pub input_tokens: u64,
@@ -99,8 +95,9 @@ impl ClientRecord {
     }
 }
 
-/// One router journal event.
-#[derive(Debug, Clone, Deserialize)]
+/// One router journal event (a JSON object; read in one pass by
+/// [`one_pass`]).
+#[derive(Debug, Clone)]
 pub struct JournalEvent {
     /// Request id.
     pub request_id: String,
@@ -111,7 +108,6 @@ pub struct JournalEvent {
     /// Event time, unix seconds.
     pub at: f64,
     /// Final status, on terminal events only.
-    #[serde(default)]
     pub status: Option<Status>,
 }
 
