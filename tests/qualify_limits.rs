@@ -78,3 +78,75 @@ fn a_records_file_holding_more_than_its_point_declares_is_read_one_past_it() {
     let count = o.check("point:rate-0.5.count");
     assert_eq!(count["cause"], "point:rate-0.5.records", "{count}");
 }
+
+/// v1.1 (issue 23): records are read in one parse. A record written as a
+/// JSON array of its fields in order (which the v1 reader took as a record)
+/// is refused, and a repeated key is still refused wherever it is: a field
+/// the record names, another key, or a key inside another key's value.
+#[test]
+fn records_read_in_one_parse_refuse_arrays_and_repeated_keys() {
+    let fields = [
+        "request_id",
+        "point",
+        "warmup",
+        "status",
+        "sent_at",
+        "first_token_at",
+        "finished_at",
+        "input_tokens",
+        "output_tokens",
+    ];
+    type Forge = fn(&mut serde_json::Map<String, serde_json::Value>, &str) -> String;
+    let forged: [(&str, Forge, &str); 4] = [
+        (
+            "as an array",
+            |_, _| String::new(),
+            "invalid client record: invalid type: sequence",
+        ),
+        (
+            "status twice",
+            |_, line| line.replacen("{", "{\"status\":\"ok\",", 1),
+            "duplicate key \\\"status\\\"",
+        ),
+        (
+            "another key twice",
+            |_, line| line.replacen("{", "{\"note\":1,\"note\":2,", 1),
+            "duplicate key \\\"note\\\"",
+        ),
+        (
+            "a key twice inside another key",
+            |_, line| line.replacen("{", "{\"note\":[{\"a\":1,\"a\":1}],", 1),
+            "duplicate key \\\"a\\\"",
+        ),
+    ];
+    for (what, forge, needle) in forged {
+        let c = fresh();
+        c.edit_lines(C05, |lines| {
+            let rec: serde_json::Value = serde_json::from_str(&lines[3]).unwrap();
+            let mut obj = rec.as_object().unwrap().clone();
+            let text = forge(&mut obj, &lines[3]);
+            lines[3] = if text.is_empty() {
+                let values: Vec<serde_json::Value> =
+                    fields.iter().map(|f| obj[*f].clone()).collect();
+                serde_json::Value::from(values).to_string()
+            } else {
+                text
+            };
+        });
+        let o = c.verify_sealed();
+        o.assert_fails("point:rate-0.5.records", needle);
+        assert!(
+            o.check("point:rate-0.5.records")
+                .to_string()
+                .contains("client.jsonl:4"),
+            "{what}: the line is not named"
+        );
+    }
+    // A journal event with its time twice.
+    let c = fresh();
+    c.edit_lines(J, |lines| {
+        lines[2] = lines[2].replacen("{", "{\"at\":1.0,", 1);
+    });
+    c.verify_sealed()
+        .assert_fails("point:rate-0.5.journal.terminal", "duplicate key \\\"at\\\"");
+}

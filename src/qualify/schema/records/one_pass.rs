@@ -283,4 +283,78 @@ mod tests {
             .to_string()
             .contains("missing field `event`"));
     }
+
+    /// The v1 reading, for the differential test: the document-wide check
+    /// for repeated keys, then the fields read from a `serde_json::Value`.
+    fn reference(s: &str) -> Option<(String, bool, Option<f64>, u64)> {
+        reject_duplicate_json_keys(s.as_bytes()).ok()?;
+        let v: serde_json::Value = serde_json::from_str(s).ok()?;
+        let o = v.as_object()?;
+        let nullable = |k: &str| match o.get(k)? {
+            serde_json::Value::Null => Some(None),
+            x => x.as_f64().map(Some),
+        };
+        let id = o.get("request_id")?.as_str()?.to_string();
+        o.get("point")?.as_str()?;
+        let warmup = o.get("warmup")?.as_bool()?;
+        let st = o.get("status")?.as_str()?;
+        ["ok", "error", "timeout", "cancelled"]
+            .contains(&st)
+            .then_some(())?;
+        o.get("sent_at")?.as_f64()?;
+        let first = nullable("first_token_at")?;
+        nullable("finished_at")?;
+        o.get("input_tokens")?.as_u64()?;
+        let out = o.get("output_tokens")?.as_u64()?;
+        Some((id, warmup, first, out))
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("\"r\"".to_string()),
+            Just("\"ok\"".to_string()),
+            Just("\"OK\"".to_string()),
+            Just("1".to_string()),
+            Just("1.5".to_string()),
+            Just("-2".to_string()),
+            Just("1e400".to_string()),
+            Just("true".to_string()),
+            Just("null".to_string()),
+            Just("{\"a\":1,\"a\":2}".to_string()),
+            Just("[{\"b\":{}}]".to_string()),
+        ]
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass reader accepts exactly the lines the v1 reading
+        /// (repeated keys refused over the document, then the fields)
+        /// accepts, and reads the same fields from them.
+        #[test]
+        fn one_pass_reads_as_the_two_pass_reading(
+            pairs in proptest::collection::vec(
+                (prop_oneof![
+                    (0..CLIENT_FIELDS.len()).prop_map(|i| CLIENT_FIELDS[i].to_string()),
+                    Just("extra".to_string()),
+                    Just("request\\u005fid".to_string()),
+                ], value()),
+                0..14,
+            ),
+            base in proptest::bool::ANY,
+        ) {
+            let mut fields: Vec<String> = Vec::new();
+            if base {
+                // Start from a whole record, so that most lines are records.
+                let ok = &OK[1..OK.len() - 1];
+                fields.push(ok.to_string());
+            }
+            fields.extend(pairs.iter().map(|(k, v)| format!("\"{k}\":{v}")));
+            let line = format!("{{{}}}", fields.join(","));
+            let got = serde_json::from_str::<ClientRecord>(&line)
+                .ok()
+                .map(|r| (r.request_id, r.warmup, r.first_token_at, r.output_tokens));
+            prop_assert_eq!(got, reference(&line), "{}", line);
+        }
+    }
 }
