@@ -4,8 +4,9 @@
 //! ignored extra field or a `Value` silently keeps one of two equal keys. Two
 //! verifiers could then read the same bytes differently, so every JSON that
 //! proofpack signs, trusts or verifies (envelopes, Statements, trust files,
-//! qualification files, client records, journal events) passes through
-//! [`reject_duplicate_json_keys`] first.
+//! qualification files) passes through [`reject_duplicate_json_keys`]
+//! first; client records and journal events refuse a repeated key as they
+//! are read, in one parse (`qualify::schema::records`, v1.1).
 
 use std::collections::BTreeSet;
 use std::fmt;
