@@ -147,6 +147,8 @@ fn records_read_in_one_parse_refuse_arrays_and_repeated_keys() {
     c.edit_lines(J, |lines| {
         lines[2] = lines[2].replacen("{", "{\"at\":1.0,", 1);
     });
-    c.verify_sealed()
-        .assert_fails("point:rate-0.5.journal.terminal", "duplicate key \\\"at\\\"");
+    c.verify_sealed().assert_fails(
+        "point:rate-0.5.journal.terminal",
+        "duplicate key \\\"at\\\"",
+    );
 }
