@@ -183,15 +183,16 @@ enum Msg {
 /// Windows decompressed ahead of the parser.
 const AHEAD: usize = 3;
 
-/// What the decompressing thread knows once it has ended.
-#[derive(Default)]
-struct Tail {
-    consumed: u64,
-    ratio_least: i128,
-    trailing: u64,
-    second_member: bool,
-    bundle_sha256: Option<Sha256Digest>,
-    trailing_capped: bool,
+/// What the parser tells the decompressing thread once the member is read
+/// (or reading stopped).
+#[derive(Clone, Copy)]
+enum Rest {
+    /// Read nothing more (a limit stopped reading, or the parser stopped
+    /// before the member ended).
+    Skip,
+    /// Read what follows, for the bundle's digest; after a complete member
+    /// it must be nothing, and is counted.
+    Read { member_end: bool },
 }
 
 impl<'p, R: Read> Inflater<'p, R> {
@@ -248,14 +249,14 @@ impl<'p, R: Read> Inflater<'p, R> {
     }
 
     /// The thread's body: windows to `tx` until the member ends or reading
-    /// stops (or the parser hung up), then, when `go` says so, the bytes
-    /// after the member for the bundle's digest.
+    /// stops (or the parser hung up), then what `rest` says. Returns the
+    /// stream's end as far as this thread knows it.
     fn run(
         mut self,
         tx: SyncSender<Msg>,
         back: Receiver<Vec<u8>>,
-        go: Receiver<(bool, bool)>,
-    ) -> io::Result<Tail> {
+        rest: Receiver<Rest>,
+    ) -> io::Result<StreamEnd> {
         loop {
             let mut win = back.try_recv().unwrap_or_else(|_| vec![0u8; WINDOW]);
             let msg = match self.next(&mut win) {
@@ -266,32 +267,30 @@ impl<'p, R: Read> Inflater<'p, R> {
             let last = !matches!(msg, Msg::Data(..));
             if tx.send(msg).is_err() {
                 // The parser stopped reading: nothing after this is read.
-                return self.tail((false, false));
+                return self.tail(Rest::Skip);
             }
             if last {
                 break;
             }
         }
         drop(tx);
-        let trailing = go.recv().unwrap_or((false, false));
-        self.tail(trailing)
+        let rest = rest.recv().unwrap_or(Rest::Skip);
+        self.tail(rest)
     }
 
-    /// Ends reading; when `trailing.0` says so, reads what follows the
-    /// member or the gzip error, not without bound, and completes the file's
-    /// digest; `trailing.1` says the member ended (what follows it must be
-    /// nothing, and is counted).
-    fn tail(self, trailing: (bool, bool)) -> io::Result<Tail> {
+    /// Ends reading; with [`Rest::Read`], reads what follows the member or
+    /// the gzip error, not without bound, and completes the file's digest.
+    fn tail(self, rest: Rest) -> io::Result<StreamEnd> {
         let ratio_least = self.ratio.least;
         let counted = self.dec.into_inner();
-        let mut t = Tail {
+        let mut t = StreamEnd {
             consumed: counted.consumed,
             ratio_least,
-            ..Tail::default()
+            ..StreamEnd::default()
         };
-        if !trailing.0 {
+        let Rest::Read { member_end } = rest else {
             return Ok(t);
-        }
+        };
         let mut buffered = counted.inner;
         let mut after: u64 = 0;
         loop {
@@ -307,12 +306,12 @@ impl<'p, R: Read> Inflater<'p, R> {
             if chunk.is_empty() {
                 break;
             }
-            if trailing.1 && t.trailing == 0 && chunk.len() >= 2 && chunk[..2] == [0x1f, 0x8b] {
+            if member_end && t.trailing == 0 && chunk.len() >= 2 && chunk[..2] == [0x1f, 0x8b] {
                 t.second_member = true;
             }
             let n = chunk.len();
             after += n as u64;
-            if trailing.1 {
+            if member_end {
                 t.trailing += n as u64;
             }
             buffered.consume(n);
@@ -325,10 +324,10 @@ impl<'p, R: Read> Inflater<'p, R> {
 /// Decompressed bytes with limits enforced on every refill, from the
 /// decompressing thread.
 pub(crate) struct Source<'s> {
-    rx: Option<Receiver<Msg>>,
+    rx: Receiver<Msg>,
     back: Sender<Vec<u8>>,
-    go: Option<SyncSender<(bool, bool)>>,
-    producer: Option<ScopedJoinHandle<'s, io::Result<Tail>>>,
+    rest: SyncSender<Rest>,
+    inflater: ScopedJoinHandle<'s, io::Result<StreamEnd>>,
     win: Vec<u8>,
     pos: usize,
     len: usize,
@@ -365,13 +364,13 @@ impl<'s> Source<'s> {
         };
         let (tx, rx) = sync_channel(AHEAD);
         let (back, back_rx) = channel();
-        let (go, go_rx) = sync_channel(1);
-        let producer = scope.spawn(move || inflater.run(tx, back_rx, go_rx));
+        let (rest, rest_rx) = sync_channel(1);
+        let inflater = scope.spawn(move || inflater.run(tx, back_rx, rest_rx));
         Source {
-            rx: Some(rx),
+            rx,
             back,
-            go: Some(go),
-            producer: Some(producer),
+            rest,
+            inflater,
             win: Vec::new(),
             pos: 0,
             len: 0,
@@ -393,11 +392,7 @@ impl<'s> Source<'s> {
         if self.member_end {
             return Ok(0);
         }
-        let got = match &self.rx {
-            Some(rx) => rx.recv().ok(),
-            None => None,
-        };
-        match got {
+        match self.rx.recv().ok() {
             Some(Msg::Data(win, n)) => {
                 let old = std::mem::replace(&mut self.win, win);
                 if !old.is_empty() {
@@ -503,53 +498,49 @@ impl<'s> Source<'s> {
     /// Ends reading: how the stream ended, and (unless a limit stopped
     /// reading, `limit_stopped` included) the bytes after the gzip member and
     /// the digest of the whole file. `Err` only for an I/O error on the file.
-    pub(crate) fn finish(mut self, limit_stopped: bool) -> io::Result<StreamEnd> {
-        let mut end = StreamEnd {
-            member_end: self.member_end,
-            out_total: self.out_total,
-            ..StreamEnd::default()
-        };
-        let raw_io = match self.stop.take() {
-            Some(Stop::Limit(name, detail)) => {
-                end.limit_stop = Some((name, detail));
-                None
-            }
-            Some(Stop::RawIo(e)) => Some(e),
-            Some(Stop::Gzip(s)) => {
-                end.gzip_error = Some(s);
-                None
-            }
-            None => None,
-        };
-        let reached_end = end.member_end || end.gzip_error.is_some();
+    pub(crate) fn finish(self, limit_stopped: bool) -> io::Result<StreamEnd> {
+        let Source {
+            rx,
+            rest,
+            inflater,
+            out_total,
+            member_end,
+            stop,
+            ..
+        } = self;
+        let (mut limit_stop, mut gzip_error, mut raw_io) = (None, None, None);
+        match stop {
+            Some(Stop::Limit(name, detail)) => limit_stop = Some((name, detail)),
+            Some(Stop::RawIo(e)) => raw_io = Some(e),
+            Some(Stop::Gzip(s)) => gzip_error = Some(s),
+            None => {}
+        }
         // After the member: nothing may follow. The rest of the file is read
         // for the bundle's digest (unless a limit stopped us), but not
         // without bound.
-        let trailing =
-            !limit_stopped && end.limit_stop.is_none() && reached_end && raw_io.is_none();
+        let reached_end = member_end || gzip_error.is_some();
+        let read_rest = !limit_stopped && limit_stop.is_none() && reached_end && raw_io.is_none();
         // Hang up first, so that a thread blocked on a full channel ends.
-        drop(self.rx.take());
-        if let Some(go) = self.go.take() {
-            let _ = go.send((trailing, end.member_end));
-        }
-        let tail = match self.producer.take().map(|h| h.join()) {
-            Some(Ok(t)) => t,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => Ok(Tail::default()),
+        drop(rx);
+        let _ = rest.send(if read_rest {
+            Rest::Read { member_end }
+        } else {
+            Rest::Skip
+        });
+        let tail = match inflater.join() {
+            Ok(t) => t,
+            Err(panic) => std::panic::resume_unwind(panic),
         };
         if let Some(e) = raw_io {
             return Err(e);
         }
-        let tail = tail?;
-        end.ratio_least = tail.ratio_least;
-        end.consumed = tail.consumed;
-        if trailing {
-            end.trailing = tail.trailing;
-            end.second_member = tail.second_member;
-            end.trailing_capped = tail.trailing_capped;
-            end.bundle_sha256 = tail.bundle_sha256;
-        }
-        Ok(end)
+        Ok(StreamEnd {
+            limit_stop,
+            gzip_error,
+            member_end,
+            out_total,
+            ..tail?
+        })
     }
 }
 

@@ -314,8 +314,7 @@ pub fn verify_bundle_file(
         let read_ahead = crate::digest::Sha256Digest::of_bytes(ahead);
         let same_files = FileSet::of(path, seal.path) == before;
         let stable = pass1.bundle_sha256.is_some() && verified == Some(read_ahead) && same_files;
-        report.push(
-            Check::outcome(
+        let stable_check = Check::outcome(
                 "bundle.stable",
                 stable,
                 if stable {
@@ -329,36 +328,14 @@ pub fn verify_bundle_file(
             .with_values(
                 read_ahead.to_hex(),
                 verified.map(|d| d.to_hex()).unwrap_or_default(),
-            ),
-        );
-        for c in seal_checks {
-            report.push(c);
-        }
-        report.extend(qreport);
-        if !stable {
-            unverifiable_rest(
-                &mut report,
-                opts,
-                &Unverifiable {
-                    cause: "bundle.stable",
-                    why: "the bundle changed while it was read",
-                },
             );
-            let mut v = Verification::new(report, opts, &source);
-            v.qualification = Some(q);
-            return Ok(v);
-        }
-        let stopped = pass1.stopped_by.clone();
-        let mut v = conclude(
+        let checks = Reported {
             report,
-            plan,
-            collected,
-            &seen,
-            pass1.bundle_sha256,
-            stopped.as_deref(),
-            opts,
-            &source,
-        );
+            stable: (stable_check, stable),
+            seal_checks,
+            qreport,
+        };
+        let mut v = conclude(checks, plan, collected, &seen, &pass1, opts, &source);
         v.qualification = Some(q);
         return Ok(v);
     }
@@ -376,8 +353,7 @@ pub fn verify_bundle_file(
         && pass2.bundle_sha256 == pass1.bundle_sha256
         && pass2.report == pass1.report
         && same_files;
-    report.push(
-        Check::outcome(
+    let stable_check = Check::outcome(
             "bundle.stable",
             stable,
             if stable {
@@ -391,8 +367,50 @@ pub fn verify_bundle_file(
         .with_values(
             pass1.bundle_sha256.map(|d| d.to_hex()).unwrap_or_default(),
             pass2.bundle_sha256.map(|d| d.to_hex()).unwrap_or_default(),
-        ),
-    );
+        );
+    let checks = Reported {
+        report,
+        stable: (stable_check, stable),
+        seal_checks,
+        qreport,
+    };
+    let collected = collector.finish();
+    let mut v = conclude(checks, &plan, collected, &seen, &pass2, opts, &source);
+    v.qualification = Some(plan.q);
+    Ok(v)
+}
+
+/// What is reported before the evidence checks, in the order an auditor
+/// reads it: the bundle's structure, `bundle.stable` (and whether it
+/// holds), the seal's checks, the qualification's.
+struct Reported {
+    report: Report,
+    stable: (Check, bool),
+    seal_checks: Vec<Check>,
+    qreport: Report,
+}
+
+/// The checks after the evidence pass, one path for both bundle orders:
+/// what `checks` reports first; then, when the bundle was stable, the files
+/// the plan names that the pass did not see (not in the bundle, or not
+/// reached when reading stopped early) and every family of checks, and
+/// otherwise every content check not checkable because of `bundle.stable`.
+fn conclude(
+    checks: Reported,
+    plan: &Plan,
+    collected: super::evidence::Collected,
+    seen: &std::collections::BTreeSet<String>,
+    pass: &crate::bundle::BundleVerification,
+    opts: &Options<'_>,
+    source: &Source,
+) -> Verification {
+    let Reported {
+        mut report,
+        stable: (stable_check, stable),
+        seal_checks,
+        qreport,
+    } = checks;
+    report.push(stable_check);
     for c in seal_checks {
         report.push(c);
     }
@@ -406,42 +424,10 @@ pub fn verify_bundle_file(
                 why: "the bundle changed while it was read",
             },
         );
-        let mut v = Verification::new(report, opts, &source);
-        v.qualification = Some(plan.q);
-        return Ok(v);
+        return Verification::new(report, opts, source);
     }
-    let collected = collector.finish();
-    let stopped = pass2.stopped_by.clone();
-    let mut v = conclude(
-        report,
-        &plan,
-        collected,
-        &seen,
-        pass2.bundle_sha256,
-        stopped.as_deref(),
-        opts,
-        &source,
-    );
-    v.qualification = Some(plan.q);
-    Ok(v)
-}
-
-/// The checks after the evidence pass: the files the plan names that the
-/// pass did not see (not in the bundle, or not reached when reading
-/// stopped early), then every family of checks.
-#[allow(clippy::too_many_arguments)]
-fn conclude(
-    mut report: Report,
-    plan: &Plan,
-    collected: super::evidence::Collected,
-    seen: &std::collections::BTreeSet<String>,
-    bundle_digest: Option<crate::digest::Sha256Digest>,
-    stopped_by: Option<&str>,
-    opts: &Options<'_>,
-    source: &Source,
-) -> Verification {
     // A file the plan names but the pass did not see.
-    let missing = match stopped_by {
+    let missing = match pass.stopped_by.as_deref() {
         Some(cause) => format!("not reached: reading stopped before it (see {cause})"),
         None => "not in the bundle".to_string(),
     };
@@ -464,7 +450,7 @@ fn conclude(
         plan,
         collected: &collected,
         unusable: &unusable,
-        bundle_digest,
+        bundle_digest: pass.bundle_sha256,
     };
     let rows = evaluate(&mut report, &run, opts);
     let mut v = Verification::new(report, opts, source);

@@ -98,11 +98,6 @@ impl<V> IdMap<V> {
         self.find(id).map(|i| &self.values[i])
     }
 
-    /// What is kept of `id`, to change it.
-    pub fn get_mut(&mut self, id: &str) -> Option<&mut V> {
-        self.find(id).map(|i| &mut self.values[i])
-    }
-
     /// True when `id` is held.
     pub fn contains_key(&self, id: &str) -> bool {
         self.find(id).is_some()

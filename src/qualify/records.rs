@@ -88,14 +88,15 @@ impl Problems {
 }
 
 /// Calls `f(line_number, line)` for every line of `r` (ended by `\n` or
-/// `\r\n`); a line longer than [`MAX_LINE`], a blank line or invalid UTF-8
-/// becomes a problem. Returns
+/// `\r\n`); a line longer than [`MAX_LINE`], a blank line, invalid UTF-8
+/// or a line past [`MAX_LINES`] (where reading stops, so every number
+/// handed to `f` fits a `u32`) becomes a problem. Returns
 /// `Err` only on I/O errors.
 pub fn for_each_line(
     r: &mut dyn Read,
     file: &str,
     problems: &mut Problems,
-    mut f: impl FnMut(u64, &str),
+    mut f: impl FnMut(u32, &str),
 ) -> io::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 16, r);
     let mut buf = Vec::with_capacity(1024);
@@ -136,7 +137,8 @@ pub fn for_each_line(
             continue;
         }
         match std::str::from_utf8(&buf) {
-            Ok(s) => f(line_no, s),
+            // At most MAX_LINES lines, so the number fits a u32.
+            Ok(s) => f(line_no as u32, s),
             Err(_) => problems.push(format!("{file}:{line_no}: not valid UTF-8")),
         }
     }
@@ -178,14 +180,14 @@ impl ClientId {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Range {
     /// Smallest value and its line.
-    pub min: Option<(u64, u64)>,
+    pub min: Option<(u64, u32)>,
     /// Largest value and its line.
-    pub max: Option<(u64, u64)>,
+    pub max: Option<(u64, u32)>,
 }
 
 impl Range {
     /// Takes one value at `line` into account.
-    pub fn add(&mut self, v: u64, line: u64) {
+    pub fn add(&mut self, v: u64, line: u32) {
         if self.min.is_none_or(|(m, _)| v < m) {
             self.min = Some((v, line));
         }
@@ -201,7 +203,7 @@ pub struct SendAt {
     /// Send time, unix seconds.
     pub at: f64,
     /// Line of the record.
-    pub line: u64,
+    pub line: u32,
     /// Request id.
     pub id: String,
 }
@@ -359,8 +361,7 @@ pub fn read_client_records_limited(
         }
         let kept = ClientId {
             status: rec.status,
-            // Lines are below MAX_LINES, so they fit a u32.
-            line: u32::try_from(line).unwrap_or(u32::MAX),
+            line,
             sent_at: rec.sent_at,
             first_token_at: rec.first_token_at,
             finished_at: rec.finished_at,
@@ -468,7 +469,7 @@ pub struct JournalSummary {
     pub events: u64,
     /// Events of points that do not name this journal (undeclared points):
     /// point name -> (events, line of the first).
-    pub undeclared: std::collections::BTreeMap<String, (u64, u64)>,
+    pub undeclared: std::collections::BTreeMap<String, (u64, u32)>,
 }
 
 /// The journal event proofpack reads as the router's first token.
@@ -496,7 +497,7 @@ pub fn read_journal_limited(
     }
     let mut problems = Problems::default();
     let mut line_problems = Problems::default();
-    let mut undeclared: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    let mut undeclared: std::collections::BTreeMap<String, (u64, u32)> = Default::default();
     for_each_line(r, file, &mut line_problems, |line, text| {
         if stopped {
             return;
@@ -545,35 +546,33 @@ pub fn read_journal_limited(
         let Some(t) = map.get_or_insert_with(&ev.request_id, Terminals::default) else {
             return;
         };
-        // Lines are below MAX_LINES, so they fit a u32.
-        let line32 = u32::try_from(line).unwrap_or(u32::MAX);
         let first_event = t.first_line == 0;
         let after_terminal = t.count > 0 && ev.event != JournalEvent::TERMINAL;
         if t.disorder.is_none() && !first_event && (ev.at < t.last_at || after_terminal) {
-            t.disorder = NonZeroU32::new(line32);
+            t.disorder = NonZeroU32::new(line);
         }
         t.last_at = ev.at;
         if first_event || ev.at < t.first_at {
             t.first_at = ev.at;
-            t.first_at_line = line32;
+            t.first_at_line = line;
         }
         if first_event {
-            t.first_line = line32;
+            t.first_line = line;
         }
         if ev.event == JournalEvent::TERMINAL {
             t.count = t.count.saturating_add(1);
             if t.count == 1 {
                 t.status = ev.status;
                 t.terminal_time = ev.at;
-                t.terminal_lines[0] = line32;
+                t.terminal_lines[0] = line;
             } else if t.count == 2 {
-                t.terminal_lines[1] = line32;
+                t.terminal_lines[1] = line;
             }
         } else if ev.event == FIRST_TOKEN_EVENT {
             t.first_tokens = t.first_tokens.saturating_add(1);
             if t.first_tokens == 1 {
                 t.first_token_time = ev.at;
-                t.first_token_line = line32;
+                t.first_token_line = line;
             }
         }
     })?;
@@ -590,7 +589,7 @@ pub fn read_journal_limited(
 mod tests {
     use super::*;
 
-    fn lines(input: &[u8]) -> (Vec<(u64, String)>, Problems) {
+    fn lines(input: &[u8]) -> (Vec<(u32, String)>, Problems) {
         let mut out = Vec::new();
         let mut p = Problems::default();
         for_each_line(&mut &input[..], "f.jsonl", &mut p, |n, s| {
