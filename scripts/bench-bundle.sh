@@ -141,7 +141,7 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the run"
 echo "reps: best of $reps, warm cache; ratio = GNU time / proofpack time (>1: proofpack faster)"
 for run in "${runs[@]}"; do
   src=$data/$run
-  cat $(find "$src" -type f) > /dev/null
+  find "$src" -type f -exec cat {} + > /dev/null  # warm the page cache (any number of files)
   rm -rf "$out"; mkdir -p "$out"
   bytes=$(du -sb --apparent-size "$src" | cut -f1)
   files=$(find "$src" -type f | wc -l)

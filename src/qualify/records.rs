@@ -96,6 +96,17 @@ pub fn for_each_line(
     r: &mut dyn Read,
     file: &str,
     problems: &mut Problems,
+    f: impl FnMut(u32, &str),
+) -> io::Result<()> {
+    lines_up_to(r, file, problems, MAX_LINES as u32, f)
+}
+
+/// [`for_each_line`] with a line limit other than [`MAX_LINES`] (tests).
+fn lines_up_to(
+    r: &mut dyn Read,
+    file: &str,
+    problems: &mut Problems,
+    max_lines: u32,
     mut f: impl FnMut(u32, &str),
 ) -> io::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 16, r);
@@ -110,9 +121,9 @@ pub fn for_each_line(
             return Ok(());
         }
         line_no += 1;
-        if line_no > MAX_LINES {
+        if line_no > u64::from(max_lines) {
             problems.push(format!(
-                "{file}:{line_no}: more than {MAX_LINES} lines; proofpack reads at most that many (a v1.1 limit), so reading of this file stopped"
+                "{file}:{line_no}: more than {max_lines} lines; proofpack reads at most that many (a v1.1 limit), so reading of this file stopped"
             ));
             io::copy(&mut reader, &mut io::sink())?;
             return Ok(());
@@ -137,7 +148,7 @@ pub fn for_each_line(
             continue;
         }
         match std::str::from_utf8(&buf) {
-            // At most MAX_LINES lines, so the number fits a u32.
+            // At most `max_lines` lines, so the number fits a u32.
             Ok(s) => f(line_no as u32, s),
             Err(_) => problems.push(format!("{file}:{line_no}: not valid UTF-8")),
         }
@@ -618,6 +629,25 @@ mod tests {
         let (l, p) = lines(&long);
         assert!(l.is_empty());
         assert!(p.quoted[0].contains("f.jsonl:1: line longer than"));
+    }
+
+    /// Past the line limit reading stops with a problem naming the line and
+    /// the limit: no number beyond it is handed on (v1.1, 32-bit lines).
+    #[test]
+    fn reading_stops_past_the_line_limit() {
+        let mut seen = Vec::new();
+        let mut p = Problems::default();
+        lines_up_to(&mut &b"a\n\nb\nc\nd\n"[..], "f.jsonl", &mut p, 3, |n, s| {
+            seen.push((n, s.to_string()))
+        })
+        .unwrap();
+        assert_eq!(seen, vec![(1, "a".into()), (3, "b".into())]);
+        assert_eq!(p.count, 2, "{:?}", p.quoted);
+        assert!(
+            p.quoted[1].contains("f.jsonl:4: more than 3 lines"),
+            "{:?}",
+            p.quoted
+        );
     }
 
     #[test]
