@@ -83,7 +83,8 @@ pub fn envelope(data: &[u8]) {
 /// file, a published claim, client records and router journal lines. Never
 /// panics; the readers of records only fail on I/O, which memory cannot give.
 pub fn qualification(data: &[u8]) {
-    use proofpack::qualify::records::{read_client_records, read_journal};
+    use proofpack::qualify::journal::read_journal;
+    use proofpack::qualify::records::read_client_records;
     use proofpack::qualify::schema::{Claim, Pins, Qualification};
     let _ = Qualification::parse(data);
     let _ = Pins::parse(data, "fuzz");
@@ -96,9 +97,15 @@ pub fn qualification(data: &[u8]) {
     let summary = read_client_records(&mut r, "client.jsonl", "rate-1", 10.0, 0.3)
         .expect("reading from memory cannot fail");
     let _ = summary.metrics;
+    // One point judged against the records just read, one kept per id.
     let mut r = data;
-    read_journal(&mut r, "journal.jsonl", &["rate-1", "rate-0.5"])
-        .expect("reading from memory cannot fail");
+    read_journal(
+        &mut r,
+        "journal.jsonl",
+        &[("rate-1", Some(&summary)), ("rate-0.5", None)],
+        1.0,
+    )
+    .expect("reading from memory cannot fail");
     sniffer(data);
     // A host launch-check predicate (v1.1 fields validated after parsing).
     if let Ok(p) = serde_json::from_slice::<proofpack::fleet::HostCheckPredicate>(data) {

@@ -208,6 +208,11 @@ pub trait EntryVisitor {
     fn wants(&mut self, rel_path: &str) -> bool;
     /// Reads (part of) the entry's content.
     fn visit(&mut self, rel_path: &str, content: &mut dyn io::Read) -> io::Result<()>;
+    /// The SHA-256 of every byte of the entry just visited (what the reader
+    /// hashed as it passed, drained bytes included), so that a visitor
+    /// need not hash it again (v1.1, issue 23). Not called when the archive
+    /// ends inside the entry or reading stops there. The default ignores it.
+    fn digested(&mut self, _rel_path: &str, _sha256: &Sha256Digest) {}
     /// A directory entry the reader accepted (relative to the root; "" for
     /// the root itself). Directories carry no content; the default ignores
     /// them.

@@ -40,6 +40,8 @@ pub(crate) trait Sink {
     fn dir(&mut self, _rel: &str) -> io::Result<()> {
         Ok(())
     }
+    /// The SHA-256 of the file just given to [`Sink::file`], read whole.
+    fn digested(&mut self, _rel: &str, _sha256: &Sha256Digest) {}
     /// True if an error from this sink must stop the run (unpack: the
     /// destination failed) rather than fail the entry's check (visitors).
     fn errors_are_fatal(&self) -> bool {
@@ -56,6 +58,11 @@ impl Sink for VisitorSink<'_> {
         match self.0.as_mut() {
             Some(v) => v.visit(rel, content),
             None => Ok(()),
+        }
+    }
+    fn digested(&mut self, rel: &str, sha256: &Sha256Digest) {
+        if let Some(v) = self.0.as_mut() {
+            v.digested(rel, sha256);
         }
     }
     fn dir(&mut self, rel: &str) -> io::Result<()> {
@@ -436,7 +443,11 @@ impl Parser<'_> {
                 Ok(()) => None,
             };
             let ok = !er.truncated;
-            (er.digest(), visit_err, ok)
+            let digest = er.digest();
+            if ok {
+                self.sink.digested(&rel, &digest);
+            }
+            (digest, visit_err, ok)
         } else {
             let mut hasher = Hasher::new();
             match src.data(size, |b| hasher.update(b)) {

@@ -23,7 +23,7 @@ use crate::digest::{Hasher, Sha256Digest};
 use crate::progress::Progress;
 
 /// Decompressed bytes kept at a time.
-const WINDOW: usize = 1 << 18;
+const WINDOW: usize = 1 << 17;
 
 /// Hashes and counts every byte read from the raw file; remembers I/O errors.
 struct RawIn<'p, R> {

@@ -64,19 +64,18 @@ impl EntryVisitor for Pass2<'_, '_> {
     fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
         self.seen.insert(rel.to_string());
         if rel == QUALIFICATION_FILE {
-            let mut h = crate::digest::Hasher::new();
-            let mut buf = [0u8; 1 << 14];
-            loop {
-                let n = content.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                h.update(&buf[..n]);
-            }
-            self.qualification = Some(h.finish().0);
+            // Its digest comes from the reader (`digested`).
+            io::copy(content, &mut io::sink())?;
             return Ok(());
         }
         self.collector.offer(rel, content)
+    }
+    fn digested(&mut self, rel: &str, sha256: &crate::digest::Sha256Digest) {
+        if rel == QUALIFICATION_FILE {
+            self.qualification = Some(*sha256);
+        } else {
+            self.collector.digested(rel, *sha256);
+        }
     }
 }
 
@@ -182,9 +181,11 @@ pub fn verify_bundle_file(
         }
     }
     let ahead_plan = ahead_q.map(|q| Plan::new(q, opts.pins, &opts.counted_digests()));
-    let mut ahead_collector = ahead_plan
-        .as_ref()
-        .map(|p| Collector::new(p).with_deriver(opts.deriver));
+    let mut ahead_collector = ahead_plan.as_ref().map(|p| {
+        Collector::new(p)
+            .with_deriver(opts.deriver)
+            .hashed_by_reader()
+    });
     let mut one = ahead_collector.as_mut().map(|c| Pass2 {
         collector: c,
         seen: Default::default(),
@@ -340,7 +341,9 @@ pub fn verify_bundle_file(
         return Ok(v);
     }
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
-    let mut collector = Collector::new(&plan).with_deriver(opts.deriver);
+    let mut collector = Collector::new(&plan)
+        .with_deriver(opts.deriver)
+        .hashed_by_reader();
     let mut visitor = Pass2 {
         collector: &mut collector,
         seen: Default::default(),

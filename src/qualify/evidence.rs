@@ -14,9 +14,9 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::deriver::{Comparing, DerivedPoint, IoGuard, RecordDeriver};
+use super::journal::{read_journal, JournalSummary};
 use super::records::{
-    read_client_records_limited, read_journal, records_to_read, ClientSummary, JournalSummary,
-    MAX_RUN_REQUESTS,
+    read_client_records_limited, records_to_read, ClientSummary, MAX_RUN_REQUESTS,
 };
 use super::schema::{Pins, Qualification};
 use crate::digest::{Hasher, Sha256Digest};
@@ -201,20 +201,28 @@ pub struct Collector<'a> {
     /// The result so far.
     pub out: Collected,
     deriver: Option<&'a dyn RecordDeriver>,
+    /// The reader hashes every file it offers and says the digest after it
+    /// ([`Collector::digested`]), so the collector does not hash again.
+    reader_hashes: bool,
+    /// The file read last, waiting for its digest, with its entry counts.
+    pending: Option<(String, crate::manifest::EntryCounter)>,
 }
 
 /// Hashes what is read through it and, for a file that is not a declared
 /// client-records file or journal, looks at every line for records.
 struct HashingReader<'r> {
     inner: &'r mut dyn Read,
-    hasher: Hasher,
+    /// `None` when the digest comes from the reader underneath.
+    hasher: Option<Hasher>,
     sniffer: Option<RecordSniffer>,
 }
 
 impl Read for HashingReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.hasher.update(&buf[..n]);
+        if let Some(h) = &mut self.hasher {
+            h.update(&buf[..n]);
+        }
         if let Some(s) = &mut self.sniffer {
             s.feed(&buf[..n]);
         }
@@ -229,6 +237,25 @@ impl<'a> Collector<'a> {
             plan,
             out: Collected::default(),
             deriver: None,
+            reader_hashes: false,
+            pending: None,
+        }
+    }
+
+    /// The collector of a reader that hashes every file it offers and
+    /// gives the digest to [`Collector::digested`] once the file is read
+    /// (a bundle's: v1.1, issue 23, each entry is hashed once).
+    pub fn hashed_by_reader(mut self) -> Self {
+        self.reader_hashes = true;
+        self
+    }
+
+    /// The SHA-256 of the file `rel` just offered, from the reader.
+    pub fn digested(&mut self, rel: &str, digest: Sha256Digest) {
+        if let Some((path, count)) = self.pending.take() {
+            if path == rel {
+                self.record_digest(rel, digest, &count);
+            }
         }
     }
 
@@ -317,9 +344,10 @@ impl<'a> Collector<'a> {
     /// recorded for the checks.
     pub fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
         let declared = self.plan.clients.contains_key(rel) || self.plan.journals.contains_key(rel);
+        self.pending = None;
         let mut r = HashingReader {
             inner: content,
-            hasher: Hasher::new(),
+            hasher: (!self.reader_hashes).then(Hasher::new),
             // Every other file the run reads (fact and pin files, the plan,
             // manifests) is looked at for records too: a second copy of a
             // point's records named as a fact is still left out of the table.
@@ -348,8 +376,21 @@ impl<'a> Collector<'a> {
         } else if let Some(&i) = self.plan.sources.get(rel) {
             self.derive(i, rel, &mut r)?;
         } else if let Some(names) = self.plan.journals.get(rel) {
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            let s = read_journal(&mut r, rel, &names)?;
+            // v1.1 (issue 23): a point whose client records were read
+            // already, and are the ones its checks use (not derived from a
+            // source), has its events judged against them as they stream.
+            let q = &self.plan.q;
+            let points: Vec<(&str, Option<&ClientSummary>)> = names
+                .iter()
+                .map(|name| {
+                    let i = q.points.iter().position(|p| &p.name == name);
+                    let read = i
+                        .filter(|&i| q.points[i].source.is_none())
+                        .and_then(|i| self.out.clients.get(&i));
+                    (name.as_str(), read)
+                })
+                .collect();
+            let s = read_journal(&mut r, rel, &points, q.clock_tolerance())?;
             self.out.journals.insert(rel.to_string(), s);
         } else if self.plan.attestations.contains(rel)
             || self.plan.plan_file.as_deref() == Some(rel)
@@ -392,7 +433,21 @@ impl<'a> Collector<'a> {
             let found = sn.finish();
             self.note_sniffed(rel, found);
         }
-        let (digest, _) = r.hasher.finish();
+        match r.hasher.take() {
+            Some(h) => self.record_digest(rel, h.finish().0, &count),
+            None => self.pending = Some((rel.to_string(), count)),
+        }
+        Ok(())
+    }
+
+    /// Keeps the digest of file `rel`, and its entry counts when it is a
+    /// manifest a pin counts.
+    fn record_digest(
+        &mut self,
+        rel: &str,
+        digest: Sha256Digest,
+        count: &crate::manifest::EntryCounter,
+    ) {
         if is_manifest_file(rel) && self.plan.counted_digests.contains(&digest) {
             // Counted only when a pin asks: a bundle of a million manifest
             // files does not make a million-entry map.
@@ -408,7 +463,6 @@ impl<'a> Collector<'a> {
         if !is_manifest_file(rel) || self.plan.counted_digests.contains(&digest) {
             self.out.hashes.insert(rel.to_string(), digest);
         }
-        Ok(())
     }
 }
 
@@ -575,7 +629,12 @@ pub fn collect_run_dir(
             wanted.insert(f.rel.clone());
         }
     }
-    for rel in wanted {
+    // Journals last (v1.1, issue 23): their events are then judged against
+    // the client records as they stream, instead of kept per request id.
+    let (journals, others): (Vec<String>, Vec<String>) = wanted
+        .into_iter()
+        .partition(|rel| plan.journals.contains_key(rel));
+    for rel in others.into_iter().chain(journals) {
         match open_in_root(root, &rel)? {
             Ok(mut f) => {
                 collector.out.offered += 1;

@@ -98,6 +98,11 @@ impl<V> IdMap<V> {
         self.find(id).map(|i| &self.values[i])
     }
 
+    /// The position of `id` in insertion order, with what is kept of it.
+    pub fn entry_of(&self, id: &str) -> Option<(usize, &V)> {
+        self.find(id).map(|i| (i, &self.values[i]))
+    }
+
     /// True when `id` is held.
     pub fn contains_key(&self, id: &str) -> bool {
         self.find(id).is_some()

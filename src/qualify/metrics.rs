@@ -33,18 +33,17 @@ pub struct PointMetrics {
     pub within_limits: u64,
 }
 
-/// The raw series of a point kept for its plots (v1.1): sorted TTFTs (s)
-/// and TPOTs (ms) of the ok measured requests, and every measured request's
-/// send time with its TTFT (when it has one) and status.
+/// The raw series of a point kept for its published percentiles and plots
+/// (v1.1): sorted TTFTs (s) and TPOTs (ms) of the ok measured requests,
+/// shared (issue 23: the table's row and the point's summary hold the same
+/// vectors, never a copy). The timeline is drawn from the records the
+/// point keeps ([`sample_timeline`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PointSeries {
     /// TTFT of each ok request, seconds, ascending.
-    pub ttft_s: Vec<f64>,
+    pub ttft_s: std::sync::Arc<Vec<f64>>,
     /// TPOT of each ok request with more than one output token, ms, ascending.
-    pub tpot_ms: Vec<f64>,
-    /// (send time, TTFT when known, status) of each measured request, in
-    /// record order.
-    pub timeline: Vec<(f64, Option<f64>, super::schema::Status)>,
+    pub tpot_ms: std::sync::Arc<Vec<f64>>,
 }
 
 /// Most points of one timeline the page shows.
@@ -67,32 +66,53 @@ pub struct SampledTimeline {
     pub points: Vec<(f64, Option<f64>, super::schema::Status)>,
 }
 
-/// Samples `series` (see [`SampledTimeline`]).
-pub fn sample_timeline(
-    series: &[(f64, Option<f64>, super::schema::Status)],
+/// One measured request as the timeline draws it: send time, TTFT when
+/// known, status.
+pub type TimelineRecord = (f64, Option<f64>, super::schema::Status);
+
+/// Samples the measured requests `series()` yields, in record order (see
+/// [`SampledTimeline`]). `series` is called once for each of two passes, so
+/// that no list of every request is made (v1.1, issue 23).
+pub fn sample_timeline<I: Iterator<Item = TimelineRecord>>(
+    series: impl Fn() -> I,
     max: usize,
 ) -> SampledTimeline {
     use super::schema::Status;
-    let n = series.len();
-    let t0 = series.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
-    let bad: Vec<usize> = (0..n)
-        .filter(|i| series[*i].2 != Status::Ok)
-        .take(max / 2)
-        .collect();
-    let ok = series.iter().filter(|s| s.2 == Status::Ok).count();
-    let room = max - bad.len();
+    let (mut n, mut ok, mut bad) = (0usize, 0usize, 0usize);
+    let mut t0 = f64::INFINITY;
+    for (at, _, status) in series() {
+        n += 1;
+        t0 = t0.min(at);
+        if status == Status::Ok {
+            ok += 1;
+        } else {
+            bad += 1;
+        }
+    }
+    let bad_shown = bad.min(max / 2);
+    let room = max - bad_shown;
     let stride = ok.div_ceil(room.max(1)).max(1);
-    let mut keep: Vec<usize> = (0..n)
-        .filter(|i| series[*i].2 == Status::Ok)
-        .step_by(stride)
-        .chain(bad.iter().copied())
-        .collect();
-    keep.sort_unstable();
+    // Every `stride`-th ok request (from the first) and the first
+    // `bad_shown` others, in record order.
+    let (mut ok_rank, mut bad_rank) = (0usize, 0usize);
+    let mut points = Vec::new();
+    for r in series() {
+        let keep = if r.2 == Status::Ok {
+            ok_rank += 1;
+            (ok_rank - 1) % stride == 0
+        } else {
+            bad_rank += 1;
+            bad_rank <= bad_shown
+        };
+        if keep {
+            points.push(r);
+        }
+    }
     SampledTimeline {
         n,
         stride,
         t0: t0.is_finite().then_some(t0),
-        points: keep.into_iter().map(|i| series[i]).collect(),
+        points,
     }
 }
 
@@ -109,7 +129,6 @@ pub struct MetricsAccumulator {
     output_tokens_ok: u128,
     ttft: Vec<f64>,
     tpot: Vec<f64>,
-    timeline: Vec<(f64, Option<f64>, super::schema::Status)>,
 }
 
 impl MetricsAccumulator {
@@ -134,8 +153,6 @@ impl MetricsAccumulator {
         if let Some(fin) = finished_at {
             self.last_finished = Some(self.last_finished.map_or(fin, |l| l.max(fin)));
         }
-        self.timeline
-            .push((sent_at, first_token_at.map(|ft| ft - sent_at), status));
         match status {
             Status::Ok => {}
             Status::Error => self.m.errors += 1,
@@ -193,9 +210,8 @@ impl MetricsAccumulator {
             self.m.tpot_ms[i] = percentile_sorted(&self.tpot, *p);
         }
         let series = PointSeries {
-            ttft_s: std::mem::take(&mut self.ttft),
-            tpot_ms: std::mem::take(&mut self.tpot),
-            timeline: std::mem::take(&mut self.timeline),
+            ttft_s: std::sync::Arc::new(std::mem::take(&mut self.ttft)),
+            tpot_ms: std::sync::Arc::new(std::mem::take(&mut self.tpot)),
         };
         (self.m, series)
     }

@@ -55,6 +55,7 @@ pub mod facts;
 pub mod hosts;
 pub mod idmap;
 pub mod inventory;
+pub mod journal;
 pub mod metrics;
 pub mod pagedata;
 pub mod pins;

@@ -199,7 +199,7 @@ mod tests {
         s[5].2 = Status::Error;
         s[5].1 = None;
         let t = timeline(&super::super::metrics::sample_timeline(
-            &s,
+            || s.iter().copied(),
             MAX_TIMELINE_POINTS,
         ));
         assert_eq!(t["n"], 10_000);

@@ -11,15 +11,9 @@
 
 use super::context::Run;
 use super::plan::PlanFacts;
-use super::records::{ClientId, ClientSummary, Problems};
+use super::records::{ClientSummary, Problems};
 use super::schema::Point;
 use crate::report::{Check, Reason};
-
-/// The records of `client` in file order (first occurrence of each id):
-/// the order the id map keeps.
-fn in_file_order(client: &ClientSummary) -> impl Iterator<Item = (&str, &ClientId)> {
-    client.ids.iter()
-}
 
 /// `point:<name>.one_token`: a request with at most one output token ends
 /// with its first token, so its `finished_at` is within the clock
@@ -30,11 +24,11 @@ pub fn one_token_check(base: &str, p: &Point, client: &ClientSummary, tolerance:
     let id = format!("{base}.one_token");
     let mut bad = Problems::default();
     let mut short = 0u64;
-    for (rid, c) in in_file_order(client) {
-        if c.output_tokens > 1 {
+    for (rid, c, (_, output_tokens)) in client.in_file_order() {
+        if output_tokens > 1 {
             continue;
         }
-        let (Some(ft), Some(fin)) = (c.first_token_at, c.finished_at) else {
+        let (Some(ft), Some(fin)) = (c.first_token_at(), c.finished_at()) else {
             continue;
         };
         short += 1;
@@ -43,7 +37,7 @@ pub fn one_token_check(base: &str, p: &Point, client: &ClientSummary, tolerance:
                 "request {rid:?} ({}:{}): {} output token(s), finished {:.3} s after its first token",
                 p.client_records,
                 c.line,
-                c.output_tokens,
+                output_tokens,
                 fin - ft
             ));
         }
@@ -92,18 +86,18 @@ pub fn tokens_check(base: &str, p: &Point, client: &ClientSummary, plan: &PlanFa
         }
     };
     let mut bad = Problems::default();
-    for (rid, c) in in_file_order(client) {
+    for (rid, c, (input_tokens, output_tokens)) in client.in_file_order() {
         let at = format!("{}:{}", p.client_records, c.line);
-        if c.input_tokens > limits.max_input_tokens {
+        if input_tokens > limits.max_input_tokens {
             bad.push(format!(
-                "request {rid:?} ({at}): input_tokens {} > max_input_tokens {}",
-                c.input_tokens, limits.max_input_tokens
+                "request {rid:?} ({at}): input_tokens {input_tokens} > max_input_tokens {}",
+                limits.max_input_tokens
             ));
         }
-        if c.output_tokens > limits.max_output_tokens {
+        if output_tokens > limits.max_output_tokens {
             bad.push(format!(
-                "request {rid:?} ({at}): output_tokens {} > max_output_tokens {}",
-                c.output_tokens, limits.max_output_tokens
+                "request {rid:?} ({at}): output_tokens {output_tokens} > max_output_tokens {}",
+                limits.max_output_tokens
             ));
         }
     }

@@ -7,9 +7,10 @@ use serde_json::json;
 
 use super::context::Run;
 use super::idmap::IdMap;
+use super::journal::{JournalSummary, PointEvents, Terminals};
 use super::metrics::PointMetrics;
 use super::plan::{rate_tolerance, Arrival, PlanFacts};
-use super::records::{self, ClientSummary, JournalSummary, Problems, Terminals};
+use super::records::{self, ClientSummary, Problems};
 use super::schema::{self, Claim, Qualification, Status, MIN_SIGNIFICANT_DIGITS};
 use crate::report::{Check, Reason, Report};
 
@@ -298,16 +299,17 @@ fn journal_checks(
     tolerance: f64,
 ) {
     let id = |s: &str| format!("{base}.{s}");
-    let empty = Default::default();
-    let events: &IdMap<Terminals> = j.points.get(&p.name).unwrap_or(&empty);
+    let empty = PointEvents::Kept(IdMap::new());
+    let events = j.points.get(&p.name).unwrap_or(&empty);
     let mut terminal = Problems::default();
     let mut status = Problems::default();
     let mut timing = Problems::default();
     // In file order, as the id map keeps them.
-    for (rid, c) in client.ids.iter() {
+    for (k, (rid, c)) in client.ids.iter().enumerate() {
         // Where the record is, written only for a problem.
         let at = format_args!("{}:{}", p.client_records, c.line);
-        match events.get(rid) {
+        let t = events.of(k, rid, c);
+        match &t {
             None => terminal.push(format!("request {rid:?} ({at}) has no terminal event")),
             Some(t) if t.count == 0 => terminal.push(format!(
                 "request {rid:?} ({at}) has no terminal event in {}",
@@ -329,19 +331,15 @@ fn journal_checks(
                 }
             }
         }
-        if let Some(t) = events.get(rid) {
+        if let Some(t) = &t {
             if let Some(why) = timing_problem(c, t, tolerance) {
                 timing.push(format!("request {rid:?} ({at}; {}): {why}", journal));
             }
         }
     }
     let mut orphans = Problems::default();
-    // In the order of their first event, as the id map keeps them.
-    let orphan_list = events
-        .iter()
-        .filter(|(rid, _)| !client.ids.contains_key(rid))
-        .map(|(r, t)| (r, t.first_line));
-    for (rid, line) in orphan_list {
+    // In the order of their first event.
+    for (rid, line) in events.orphans(client) {
         orphans.push(format!(
             "request {rid:?} ({}:{line}) has no client record",
             journal
@@ -440,7 +438,7 @@ fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<Stri
             c.sent_at
         ));
     }
-    match (c.first_token_at, t.first_token(), t.first_tokens) {
+    match (c.first_token_at(), t.first_token(), t.first_tokens) {
         (_, _, n) if n > 1 => return Some(format!("{n} first_token events")),
         (Some(ft), None, _) => {
             return Some(format!(
@@ -460,7 +458,7 @@ fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<Stri
         }
         _ => {}
     }
-    if let (Some(fin), Some(at)) = (c.finished_at, t.terminal_at()) {
+    if let (Some(fin), Some(at)) = (c.finished_at(), t.terminal_at()) {
         if (fin - at).abs() > tol {
             return Some(format!(
                 "finished at {fin:.6} by the client, terminal event at {at:.6} (line {}): {:+.3} s apart",
@@ -626,4 +624,121 @@ fn claim_checks(
 
 fn format_tolerance(decimals: u32) -> String {
     format!("±{}", 0.5 * 10f64.powi(-(decimals as i32)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qualify::journal::read_journal;
+    use proptest::prelude::*;
+
+    /// A client record line (statuses other than ok may lack times).
+    fn client_line(id: &str, status: usize, times: (u8, Option<u8>, Option<u8>)) -> String {
+        let status = ["ok", "error", "timeout", "cancelled"][status];
+        let t = |v: Option<u8>| v.map_or("null".to_string(), |v| format!("{}", f64::from(v) * 0.5));
+        format!(
+            "{{\"request_id\":\"{id}\",\"point\":\"p\",\"warmup\":false,\"status\":\"{status}\",\"sent_at\":{},\"first_token_at\":{},\"finished_at\":{},\"input_tokens\":5,\"output_tokens\":3}}\n",
+            f64::from(times.0) * 0.5,
+            t(times.1),
+            t(times.2)
+        )
+    }
+
+    fn event_line(id: &str, event: usize, at: u8, status: usize) -> String {
+        let event = ["received", "first_token", "terminal"][event];
+        let status = if event == "terminal" {
+            format!(
+                ",\"status\":\"{}\"",
+                ["ok", "error", "timeout", "cancelled"][status]
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "{{\"at\":{},\"point\":\"p\",\"request_id\":\"{id}\",\"event\":\"{event}\"{status}}}\n",
+            f64::from(at) * 0.5
+        )
+    }
+
+    fn checks_of(
+        client: &ClientSummary,
+        j: &JournalSummary,
+        tol: f64,
+    ) -> (Report, Vec<Option<Status>>) {
+        let p: schema::Point = serde_json::from_value(json!({
+            "name": "p", "offered_rate": 1.0, "requests": 3, "warmup": 0,
+            "client_records": "c.jsonl", "journal": "j.jsonl", "claims": {}
+        }))
+        .unwrap();
+        let mut report = Report::new("t");
+        journal_checks(&mut report, "point:p", &p, "j.jsonl", client, j, tol);
+        let mut statuses: Vec<Option<Status>> = j.points["p"].terminal_statuses(client).collect();
+        statuses.sort_by_key(|s| s.map(Status::as_str));
+        (report, statuses)
+    }
+
+    const IDS: [&str; 6] = ["a", "b", "c", "d", "x", "y"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// v1.1 (issue 23): a journal judged while it streams against the
+        /// client records gives the checks the journal kept per request id
+        /// gives, word for word (times on a half-second grid, tolerances of
+        /// one and two steps, so every comparison meets its boundary).
+        #[test]
+        fn judged_while_streaming_equals_kept_per_id(
+            clients in proptest::collection::vec(
+                (0usize..4, 0usize..4, 0u8..6, proptest::option::of(0u8..8), proptest::option::of(0u8..10)),
+                0..5),
+            events in proptest::collection::vec((0usize..6, 0usize..3, 0u8..12, 0usize..4), 0..14),
+            tol in prop_oneof![Just(0.5), Just(1.0)],
+        ) {
+            let c: String = clients
+                .iter()
+                .map(|&(id, st, s, ft, fin)| client_line(IDS[id], st, (s, ft, fin)))
+                .collect();
+            let client = records::read_client_records(&mut c.as_bytes(), "c.jsonl", "p", 10.0, 1.0).unwrap();
+            let j: String = events.iter().map(|&(id, ev, at, st)| event_line(IDS[id], ev, at, st)).collect();
+            let kept = read_journal(&mut j.as_bytes(), "j.jsonl", &[("p", None)], tol).unwrap();
+            let judged = read_journal(&mut j.as_bytes(), "j.jsonl", &[("p", Some(&client))], tol).unwrap();
+            prop_assert!(matches!(kept.points["p"], PointEvents::Kept(_)));
+            prop_assert!(matches!(judged.points["p"], PointEvents::Judged(_)));
+            prop_assert_eq!(kept.events, judged.events);
+            prop_assert_eq!(checks_of(&client, &kept, tol), checks_of(&client, &judged, tol));
+        }
+    }
+
+    /// The journal's limit counts distinct request ids, judged or kept, and
+    /// more events of ids already seen are read.
+    #[test]
+    fn the_journal_limit_counts_distinct_ids_either_way() {
+        use crate::qualify::journal::read_journal_limited;
+        let c = [
+            client_line("a", 0, (0, Some(1), Some(2))),
+            client_line("b", 0, (0, Some(1), Some(2))),
+        ]
+        .concat();
+        let client =
+            records::read_client_records(&mut c.as_bytes(), "c.jsonl", "p", 10.0, 1.0).unwrap();
+        let text = [
+            event_line("a", 0, 0, 0),
+            event_line("b", 0, 0, 0),
+            event_line("a", 1, 1, 0),
+            event_line("c", 0, 1, 0),
+            event_line("b", 1, 1, 0),
+        ]
+        .concat();
+        for read in [None, Some(&client)] {
+            let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &[("p", read)], 1.0, 2)
+                .unwrap();
+            assert_eq!(j.events, 3, "{:?}", j.problems);
+            assert!(
+                j.problems.quoted[0].starts_with("j.jsonl:4: events of more than 2 request ids")
+            );
+            let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &[("p", read)], 1.0, 3)
+                .unwrap();
+            assert!(j.problems.is_empty(), "{:?}", j.problems);
+            assert_eq!(j.events, 5);
+        }
+    }
 }

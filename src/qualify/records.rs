@@ -1,4 +1,5 @@
-//! Streaming readers for client records and router journals (JSON Lines).
+//! Streaming readers for client records (JSON Lines); router journals are
+//! read by [`super::journal`] with the same line rules.
 //!
 //! Records are read one line at a time with a per-line cap, so memory is
 //! bounded by one point's id map and metric vectors however large the run.
@@ -7,11 +8,10 @@
 //! problem instead of the first.
 
 use std::io::{self, BufRead, BufReader, Read};
-use std::num::NonZeroU32;
 
 use super::idmap::IdMap;
 use super::metrics::{MetricsAccumulator, PointMetrics};
-use super::schema::{ClientRecord, JournalEvent, Status};
+use super::schema::{ClientRecord, Status};
 
 /// The longest record line proofpack reads (bytes, newline excluded).
 pub const MAX_LINE: usize = 1 << 20;
@@ -28,12 +28,6 @@ pub const MAX_QUOTED: usize = 10;
 /// one point is 55 hours at 10 requests/s; past the limit reading stops and
 /// the file is reported with the limit, never partly checked as a pass.
 pub const MAX_CLIENT_RECORDS: u64 = 2_000_000;
-
-/// Distinct request ids one router journal may hold over all its points
-/// (v1.1), for the same reason: what the journal witnessed per id is kept.
-/// Events of ids already seen do not count, so an honest journal of four
-/// events per request reaches it at four million requests.
-pub const MAX_JOURNAL_REQUESTS: u64 = 4_000_000;
 
 /// v1.1 (issue 23): the requests a run may declare over all its points
 /// (measured and warmup). A run declaring more is refused before any record
@@ -155,32 +149,46 @@ fn lines_up_to(
     }
 }
 
-/// What one client request contributes to the journal join.
+/// What is kept of one client request for the checks: 40 bytes (v1.1,
+/// issue 23: a time that may be null is `NaN` for null, which no record
+/// can hold; a token count from `u32::MAX` up is kept whole apart, see
+/// [`ClientSummary::tokens`]).
 #[derive(Debug, Clone, Copy)]
 pub struct ClientId {
-    /// Final status.
-    pub status: Status,
-    /// Line of the record (below [`MAX_LINES`]).
-    pub line: u32,
     /// Send time.
     pub sent_at: f64,
-    /// First token time.
-    pub first_token_at: Option<f64>,
-    /// Completion time.
-    pub finished_at: Option<f64>,
+    first_token_at: f64,
+    finished_at: f64,
+    input_tokens: u32,
+    output_tokens: u32,
+    /// Line of the record (below [`MAX_LINES`]).
+    pub line: u32,
+    /// Final status.
+    pub status: Status,
     /// Marked warmup.
     pub warmup: bool,
-    /// Prompt tokens.
-    pub input_tokens: u64,
-    /// Generated tokens.
-    pub output_tokens: u64,
+}
+
+/// A token count as kept: `u32::MAX` stands for that or more.
+fn narrow(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl ClientId {
+    /// First token time.
+    pub fn first_token_at(&self) -> Option<f64> {
+        (!self.first_token_at.is_nan()).then_some(self.first_token_at)
+    }
+
+    /// Completion time.
+    pub fn finished_at(&self) -> Option<f64> {
+        (!self.finished_at.is_nan()).then_some(self.finished_at)
+    }
+
     /// The latest time the record states (send, first token, finish):
     /// where the request's part of its point's window ends.
     pub fn last_at(&self) -> f64 {
-        [self.first_token_at, self.finished_at]
+        [self.first_token_at(), self.finished_at()]
             .into_iter()
             .flatten()
             .fold(self.sent_at, f64::max)
@@ -251,6 +259,42 @@ pub struct ClientSummary {
     pub ok_output_tokens: Range,
     /// The series kept for plots.
     pub series: super::metrics::PointSeries,
+    /// Token counts of `u32::MAX` or more, whole, by the request's place in
+    /// `ids` (see [`ClientSummary::tokens`]).
+    large_tokens: std::collections::HashMap<u32, (u64, u64)>,
+}
+
+impl ClientSummary {
+    /// The input and output tokens of `c`, the `k`-th request of `ids`.
+    pub fn tokens(&self, k: usize, c: &ClientId) -> (u64, u64) {
+        match self.large_tokens.get(&(k as u32)) {
+            Some(&both) => both,
+            None => (u64::from(c.input_tokens), u64::from(c.output_tokens)),
+        }
+    }
+
+    /// The requests in file order (the first record of each request id),
+    /// with their input and output tokens.
+    pub fn in_file_order(&self) -> impl Iterator<Item = (&str, &ClientId, (u64, u64))> {
+        self.ids
+            .iter()
+            .enumerate()
+            .map(|(k, (rid, c))| (rid, c, self.tokens(k, c)))
+    }
+
+    /// The measured requests as the timeline draws them, in file order:
+    /// the first record of each request id (v1.1, issue 23: drawn from the
+    /// records kept for the checks, so a request id recorded twice, which
+    /// `unique_ids` fails, is drawn once).
+    pub fn timeline_records(&self) -> impl Iterator<Item = super::metrics::TimelineRecord> + '_ {
+        self.ids.values().filter(|c| !c.warmup).map(|c| {
+            (
+                c.sent_at,
+                c.first_token_at().map(|ft| ft - c.sent_at),
+                c.status,
+            )
+        })
+    }
 }
 
 /// Streams one point's client records.
@@ -279,6 +323,7 @@ pub fn read_client_records_limited(
     let mut duplicates = Problems::default();
     let mut breaches = Problems::default();
     let mut ids: IdMap<ClientId> = IdMap::new();
+    let mut large_tokens = std::collections::HashMap::new();
     let mut acc = MetricsAccumulator::default();
     let (mut records, mut warmups) = (0u64, 0u64);
     let mut first_sent: Option<f64> = None;
@@ -374,17 +419,23 @@ pub fn read_client_records_limited(
             status: rec.status,
             line,
             sent_at: rec.sent_at,
-            first_token_at: rec.first_token_at,
-            finished_at: rec.finished_at,
+            first_token_at: rec.first_token_at.unwrap_or(f64::NAN),
+            finished_at: rec.finished_at.unwrap_or(f64::NAN),
             warmup: rec.warmup,
-            input_tokens: rec.input_tokens,
-            output_tokens: rec.output_tokens,
+            input_tokens: narrow(rec.input_tokens),
+            output_tokens: narrow(rec.output_tokens),
         };
-        if let Some(first) = ids.insert_first(&rec.request_id, kept) {
-            duplicates.push(format!(
+        let k = ids.len() as u32;
+        match ids.insert_first(&rec.request_id, kept) {
+            Some(first) => duplicates.push(format!(
                 "request id {:?} at {file}:{} and line {line}",
                 rec.request_id, first.line
-            ));
+            )),
+            None => {
+                if kept.input_tokens == u32::MAX || kept.output_tokens == u32::MAX {
+                    large_tokens.insert(k, (rec.input_tokens, rec.output_tokens));
+                }
+            }
         }
     })?;
     for p in parse_problems.quoted.iter() {
@@ -422,178 +473,8 @@ pub fn read_client_records_limited(
         first_sent,
         input_tokens,
         ok_output_tokens,
+        large_tokens,
     })
-}
-
-/// What the journal recorded of one request id: 72 bytes (v1.1, issue 23:
-/// times whose presence a count already says are plain `f64`, lines are
-/// `u32`, see [`MAX_LINES`]).
-#[derive(Debug, Clone, Default)]
-pub struct Terminals {
-    /// Number of terminal events.
-    pub count: u32,
-    /// Number of `first_token` events.
-    pub first_tokens: u32,
-    /// Status of the first terminal event.
-    pub status: Option<Status>,
-    /// Line of the first event for this id (0 before any).
-    pub first_line: u32,
-    /// Lines of the first two terminal events.
-    pub terminal_lines: [u32; 2],
-    /// Line of the earliest event.
-    pub first_at_line: u32,
-    /// The first event out of time order (earlier than the one before it,
-    /// or after the terminal event), as its line.
-    pub disorder: Option<NonZeroU32>,
-    /// Earliest event time.
-    pub first_at: f64,
-    /// Time of the last event read (file order).
-    pub last_at: f64,
-    /// Time of the first terminal event (when `count > 0`).
-    terminal_time: f64,
-    /// Time and line of the first `first_token` event (when
-    /// `first_tokens > 0`).
-    first_token_time: f64,
-    first_token_line: u32,
-}
-
-impl Terminals {
-    /// Time of the first terminal event.
-    pub fn terminal_at(&self) -> Option<f64> {
-        (self.count > 0).then_some(self.terminal_time)
-    }
-    /// Time and line of the first `first_token` event.
-    pub fn first_token(&self) -> Option<(f64, u32)> {
-        (self.first_tokens > 0).then_some((self.first_token_time, self.first_token_line))
-    }
-}
-
-/// Everything kept of one journal file: per point name, per request id.
-#[derive(Debug, Default)]
-pub struct JournalSummary {
-    /// Point name -> request id -> what the journal recorded (ids in the
-    /// order of their first event).
-    pub points: std::collections::HashMap<String, IdMap<Terminals>>,
-    /// Malformed lines.
-    pub problems: Problems,
-    /// Events read.
-    pub events: u64,
-    /// Events of points that do not name this journal (undeclared points):
-    /// point name -> (events, line of the first).
-    pub undeclared: std::collections::BTreeMap<String, (u64, u32)>,
-}
-
-/// The journal event proofpack reads as the router's first token.
-pub const FIRST_TOKEN_EVENT: &str = "first_token";
-
-/// Streams a router journal, keeping the events of `points` (the points
-/// that name this journal); events of any other point are undeclared.
-pub fn read_journal(r: &mut dyn Read, file: &str, points: &[&str]) -> io::Result<JournalSummary> {
-    read_journal_limited(r, file, points, MAX_JOURNAL_REQUESTS)
-}
-
-/// [`read_journal`] with a limit of distinct request ids other than
-/// [`MAX_JOURNAL_REQUESTS`].
-pub fn read_journal_limited(
-    r: &mut dyn Read,
-    file: &str,
-    points: &[&str],
-    max_requests: u64,
-) -> io::Result<JournalSummary> {
-    let mut stopped = false;
-    let mut requests = 0u64;
-    let mut s = JournalSummary::default();
-    for p in points {
-        s.points.insert((*p).to_string(), IdMap::new());
-    }
-    let mut problems = Problems::default();
-    let mut line_problems = Problems::default();
-    let mut undeclared: std::collections::BTreeMap<String, (u64, u32)> = Default::default();
-    for_each_line(r, file, &mut line_problems, |line, text| {
-        if stopped {
-            return;
-        }
-        // One parse: the reader refuses a repeated key itself (v1.1).
-        let ev: JournalEvent = match serde_json::from_str(text) {
-            Ok(e) => e,
-            Err(e) => {
-                problems.push(format!("{file}:{line}: invalid journal event: {e}"));
-                return;
-            }
-        };
-        if let Err(e) = ev.validate() {
-            problems.push(format!("{file}:{line}: {e}"));
-            return;
-        }
-        if !ev.at.is_finite() {
-            problems.push(format!("{file}:{line}: `at` is not a finite number"));
-            return;
-        }
-        if s.points
-            .get(&ev.point)
-            .is_some_and(|m| !m.contains_key(&ev.request_id))
-        {
-            if requests == max_requests {
-                problems.push(format!(
-                    "{file}:{line}: events of more than {max_requests} request ids; proofpack reads at most that many per journal (a v1.1 limit), so reading of this file stopped"
-                ));
-                stopped = true;
-                return;
-            }
-            requests += 1;
-        }
-        s.events += 1;
-        let Some(map) = s.points.get_mut(&ev.point) else {
-            if undeclared.len() < 1024 || undeclared.contains_key(&ev.point) {
-                undeclared.entry(ev.point).or_insert((0, line)).0 += 1;
-            } else {
-                undeclared
-                    .entry("(other points)".into())
-                    .or_insert((0, line))
-                    .0 += 1;
-            }
-            return;
-        };
-        let Some(t) = map.get_or_insert_with(&ev.request_id, Terminals::default) else {
-            return;
-        };
-        let first_event = t.first_line == 0;
-        let after_terminal = t.count > 0 && ev.event != JournalEvent::TERMINAL;
-        if t.disorder.is_none() && !first_event && (ev.at < t.last_at || after_terminal) {
-            t.disorder = NonZeroU32::new(line);
-        }
-        t.last_at = ev.at;
-        if first_event || ev.at < t.first_at {
-            t.first_at = ev.at;
-            t.first_at_line = line;
-        }
-        if first_event {
-            t.first_line = line;
-        }
-        if ev.event == JournalEvent::TERMINAL {
-            t.count = t.count.saturating_add(1);
-            if t.count == 1 {
-                t.status = ev.status;
-                t.terminal_time = ev.at;
-                t.terminal_lines[0] = line;
-            } else if t.count == 2 {
-                t.terminal_lines[1] = line;
-            }
-        } else if ev.event == FIRST_TOKEN_EVENT {
-            t.first_tokens = t.first_tokens.saturating_add(1);
-            if t.first_tokens == 1 {
-                t.first_token_time = ev.at;
-                t.first_token_line = line;
-            }
-        }
-    })?;
-    for p in line_problems.quoted.iter() {
-        problems.push(p.clone());
-    }
-    problems.count += line_problems.count - line_problems.quoted.len() as u64;
-    s.problems = problems;
-    s.undeclared = undeclared;
-    Ok(s)
 }
 
 #[cfg(test)]
@@ -675,6 +556,27 @@ mod tests {
         assert_eq!(s.metrics.within_limits, 0); // TPOT 1 s > 0.3 s
     }
 
+    /// What is kept per request stays within its budget (v1.1, issue 23),
+    /// and a token count past 32 bits is kept whole.
+    #[test]
+    fn a_request_is_kept_in_40_bytes_with_its_tokens_whole() {
+        assert!(std::mem::size_of::<ClientId>() <= 40);
+        let text = "{\"request_id\":\"a\",\"point\":\"p\",\"warmup\":false,\"status\":\"ok\",\"sent_at\":1,\"first_token_at\":2,\"finished_at\":3,\"input_tokens\":5000000000,\"output_tokens\":4294967295}\n\
+            {\"request_id\":\"b\",\"point\":\"p\",\"warmup\":false,\"status\":\"error\",\"sent_at\":1,\"first_token_at\":null,\"finished_at\":null,\"input_tokens\":4294967294,\"output_tokens\":0}\n";
+        let s = read_client_records(&mut text.as_bytes(), "c.jsonl", "p", 10.0, 0.3).unwrap();
+        let all: Vec<(&str, u64, u64, Option<f64>)> = s
+            .in_file_order()
+            .map(|(id, c, (i, o))| (id, i, o, c.first_token_at()))
+            .collect();
+        assert_eq!(
+            all,
+            [
+                ("a", 5_000_000_000, 4_294_967_295, Some(2.0)),
+                ("b", 4_294_967_294, 0, None)
+            ]
+        );
+    }
+
     #[test]
     fn reading_stops_at_the_record_and_request_limits() {
         let rec = |i: u32| {
@@ -692,28 +594,5 @@ mod tests {
         let s = read_client_records_limited(&mut text.as_bytes(), "c.jsonl", "p", 10.0, 0.3, 5)
             .unwrap();
         assert!(s.problems.is_empty());
-
-        // Journal: the limit counts distinct ids; more events of known ids
-        // are read.
-        let ev = |id: &str, event: &str| {
-            format!(
-                "{{\"at\":1.0,\"point\":\"p\",\"request_id\":\"{id}\",\"event\":\"{event}\"}}\n"
-            )
-        };
-        let text = [
-            ev("a", "received"),
-            ev("b", "received"),
-            ev("a", "first_token"),
-            ev("c", "received"),
-            ev("b", "first_token"),
-        ]
-        .concat();
-        let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &["p"], 2).unwrap();
-        assert_eq!(j.events, 3, "{:?}", j.problems);
-        assert_eq!(j.points["p"].len(), 2);
-        assert!(j.problems.quoted[0].starts_with("j.jsonl:4: events of more than 2 request ids"));
-        let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &["p"], 3).unwrap();
-        assert!(j.problems.is_empty(), "{:?}", j.problems);
-        assert_eq!(j.events, 5);
     }
 }

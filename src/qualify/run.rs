@@ -99,18 +99,17 @@ fn points(
                     .collected
                     .clients
                     .get(&i)
-                    .map(|c| metrics::PointSeries {
-                        ttft_s: c.series.ttft_s.clone(),
-                        tpot_ms: c.series.tpot_ms.clone(),
-                        timeline: Vec::new(),
-                    })
+                    .map(|c| c.series.clone())
                     .unwrap_or_default(),
                 timeline: run
                     .collected
                     .clients
                     .get(&i)
                     .map(|c| {
-                        metrics::sample_timeline(&c.series.timeline, metrics::MAX_TIMELINE_POINTS)
+                        metrics::sample_timeline(
+                            || c.timeline_records(),
+                            metrics::MAX_TIMELINE_POINTS,
+                        )
                     })
                     .unwrap_or_default(),
             });

@@ -372,7 +372,7 @@ fn terminal(s: &[Slot], ctx: &Context<'_>) -> Found {
             .as_deref()
             .and_then(|path| ctx.collected.journals.get(path))
             .and_then(|j| j.points.get(&p.name))
-            .map(|m| m.values().filter(|t| t.count > 0).count() as u64);
+            .map(|m| m.terminal_statuses(c).count() as u64);
         actual.push(json!({"point": p.name, "client": client, "client_records": c.records, "journal": journal}));
         f = f.unless(
             client == n && c.records == n && journal == Some(n),

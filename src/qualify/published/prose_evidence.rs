@@ -423,7 +423,7 @@ fn collected(i: usize, ctx: &Context<'_>) -> Result<Collected, String> {
         .map(|r| r.sent_at)
         .fold(f64::INFINITY, f64::min);
     let end = measured
-        .map(|r| r.finished_at.or(r.first_token_at).unwrap_or(r.sent_at))
+        .map(|r| r.finished_at().or(r.first_token_at()).unwrap_or(r.sent_at))
         .fold(f64::NEG_INFINITY, f64::max);
     if !(start.is_finite() && end.is_finite()) {
         return Err(format!("point {}: no measured request", p.name));
@@ -479,10 +479,8 @@ fn collected(i: usize, ctx: &Context<'_>) -> Result<Collected, String> {
         .and_then(|j| j.points.get(&p.name))
         .map(|m| {
             let mut out = [0u64; 4];
-            for t in m.values().filter(|t| t.count > 0) {
-                if let Some(s) = t.status {
-                    out[status_index(s)] += 1;
-                }
+            for s in m.terminal_statuses(c).flatten() {
+                out[status_index(s)] += 1;
             }
             out
         });
@@ -650,7 +648,7 @@ pub fn post_load(name: &str, after: u64, ctx: &Context<'_>) -> Found {
         .map(|c| {
             c.ids
                 .values()
-                .map(|r| r.finished_at.or(r.first_token_at).unwrap_or(r.sent_at))
+                .map(|r| r.finished_at().or(r.first_token_at()).unwrap_or(r.sent_at))
                 .fold(f64::NEG_INFINITY, f64::max)
         })
         .unwrap_or(f64::NAN);

@@ -1,0 +1,467 @@
+//! Router journals (spec section 6): read once, line by line, under the
+//! rules of [`super::records::for_each_line`].
+//!
+//! v1.1 (issue 23): an event of a point whose client records were read
+//! before the journal (the order `seal` writes when the records' paths sort
+//! before the journal's, and the order a run directory is read in) is
+//! judged at once against the client's record of its request: what is kept
+//! is a 13-byte [`Slot`] per client request, and the full record of its
+//! events ([`Terminals`]) only for a request whose events stop agreeing with
+//! the client's, from that event on. Events of a point whose records come
+//! later are kept per request id until the checks, as before. Both give the
+//! same checks, word for word; a property test holds them to it.
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::num::NonZeroU32;
+
+use super::idmap::IdMap;
+use super::records::{for_each_line, ClientId, ClientSummary, Problems};
+use super::schema::{JournalEvent, Status};
+
+/// Distinct request ids one router journal may hold over all its points
+/// (v1.1): what the journal witnessed per id is kept. Events of ids already
+/// seen do not count, so an honest journal of four events per request
+/// reaches it at four million requests.
+pub const MAX_JOURNAL_REQUESTS: u64 = 4_000_000;
+
+/// The journal event proofpack reads as the router's first token.
+pub const FIRST_TOKEN_EVENT: &str = "first_token";
+
+/// What an event is to the checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Terminal,
+    FirstToken,
+    Other,
+}
+
+impl Kind {
+    fn of(event: &str) -> Kind {
+        if event == JournalEvent::TERMINAL {
+            Kind::Terminal
+        } else if event == FIRST_TOKEN_EVENT {
+            Kind::FirstToken
+        } else {
+            Kind::Other
+        }
+    }
+}
+
+/// What the journal recorded of one request id: 72 bytes (v1.1, issue 23:
+/// times whose presence a count already says are plain `f64`, lines are
+/// `u32`, see [`super::records::MAX_LINES`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Terminals {
+    /// Number of terminal events.
+    pub count: u32,
+    /// Number of `first_token` events.
+    pub first_tokens: u32,
+    /// Status of the first terminal event.
+    pub status: Option<Status>,
+    /// Line of the first event for this id (0 before any). For a request
+    /// judged while streaming it only says that there was one (see
+    /// [`Slot::terminals`]): the requests named by it, those without a
+    /// client record, are never judged that way.
+    pub first_line: u32,
+    /// Lines of the first two terminal events.
+    pub terminal_lines: [u32; 2],
+    /// Line of the earliest event.
+    pub first_at_line: u32,
+    /// The first event out of time order (earlier than the one before it,
+    /// or after the terminal event), as its line.
+    pub disorder: Option<NonZeroU32>,
+    /// Earliest event time.
+    pub first_at: f64,
+    /// Time of the last event read (file order).
+    pub last_at: f64,
+    /// Time of the first terminal event (when `count > 0`).
+    terminal_time: f64,
+    /// Time and line of the first `first_token` event (when
+    /// `first_tokens > 0`).
+    first_token_time: f64,
+    first_token_line: u32,
+}
+
+impl Terminals {
+    /// Time of the first terminal event.
+    pub fn terminal_at(&self) -> Option<f64> {
+        (self.count > 0).then_some(self.terminal_time)
+    }
+    /// Time and line of the first `first_token` event.
+    pub fn first_token(&self) -> Option<(f64, u32)> {
+        (self.first_tokens > 0).then_some((self.first_token_time, self.first_token_line))
+    }
+
+    /// Takes one event (at `line`, `at` seconds) into account.
+    fn take(&mut self, line: u32, at: f64, kind: Kind, status: Option<Status>) {
+        let first_event = self.first_line == 0;
+        let after_terminal = self.count > 0 && kind != Kind::Terminal;
+        if self.disorder.is_none() && !first_event && (at < self.last_at || after_terminal) {
+            self.disorder = NonZeroU32::new(line);
+        }
+        self.last_at = at;
+        if first_event || at < self.first_at {
+            self.first_at = at;
+            self.first_at_line = line;
+        }
+        if first_event {
+            self.first_line = line;
+        }
+        match kind {
+            Kind::Terminal => {
+                self.count = self.count.saturating_add(1);
+                if self.count == 1 {
+                    self.status = status;
+                    self.terminal_time = at;
+                    self.terminal_lines[0] = line;
+                } else if self.count == 2 {
+                    self.terminal_lines[1] = line;
+                }
+            }
+            Kind::FirstToken => {
+                self.first_tokens = self.first_tokens.saturating_add(1);
+                if self.first_tokens == 1 {
+                    self.first_token_time = at;
+                    self.first_token_line = line;
+                }
+            }
+            Kind::Other => {}
+        }
+    }
+}
+
+/// What the journal has shown of one client request while every event
+/// agreed with the client's record: no event before the send
+/// (beyond the tolerance), in time order, at most one `first_token` and one
+/// terminal event, each at the client's time within the tolerance, the
+/// terminal one with the client's status and last. Packed: 13 bytes a
+/// request, not 16.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct Slot {
+    /// Time of the last event.
+    last_at: f64,
+    /// Line of the terminal event (0: none yet).
+    terminal_line: u32,
+    flags: u8,
+}
+
+const SEEN: u8 = 1;
+const FIRST_TOKEN: u8 = 2;
+/// The request's events disagreed with the client: they are in `promoted`.
+const PROMOTED: u8 = 4;
+
+impl Slot {
+    /// Whether an event keeps the slot agreeing with client record `c`;
+    /// when it does, takes it.
+    #[allow(clippy::too_many_arguments)]
+    fn agrees(
+        &mut self,
+        c: &ClientId,
+        line: u32,
+        at: f64,
+        kind: Kind,
+        status: Option<Status>,
+        tol: f64,
+    ) -> bool {
+        let seen = self.flags & SEEN != 0;
+        // The comparisons the checks make (point.rs timing_problem),
+        // negated: every time is finite, so no comparison is unordered.
+        let fits = if !seen {
+            at >= c.sent_at - tol
+        } else {
+            !(at < self.last_at || (self.terminal_line != 0 && kind != Kind::Terminal))
+        };
+        let fits = fits
+            && match kind {
+                Kind::Terminal => {
+                    self.terminal_line == 0
+                        && status == Some(c.status)
+                        && c.finished_at().is_none_or(|fin| (fin - at).abs() <= tol)
+                }
+                Kind::FirstToken => {
+                    self.flags & FIRST_TOKEN == 0
+                        && c.first_token_at().is_some_and(|ft| (ft - at).abs() <= tol)
+                }
+                Kind::Other => true,
+            };
+        if fits {
+            self.flags |= SEEN;
+            self.last_at = at;
+            match kind {
+                Kind::Terminal => self.terminal_line = line,
+                Kind::FirstToken => self.flags |= FIRST_TOKEN,
+                Kind::Other => {}
+            }
+        }
+        fits
+    }
+
+    /// The record of the slot's events, for a slot that agrees with `c`,
+    /// as the checks see it: every value they compare or quote is exact;
+    /// the earliest time is the last one (the same unless an event came out
+    /// of order, which disagrees), and the times of the `first_token` and
+    /// terminal events are the client's (within the tolerance of them, so
+    /// compared the same). The lines of the first and earliest event, and
+    /// of the `first_token` event, are quoted only for events that
+    /// disagree, and are not kept.
+    fn terminals(&self, c: &ClientId) -> Terminals {
+        let terminal = self.terminal_line != 0;
+        let first_token = self.flags & FIRST_TOKEN != 0;
+        Terminals {
+            count: u32::from(terminal),
+            first_tokens: u32::from(first_token),
+            status: terminal.then_some(c.status),
+            first_line: 1,
+            terminal_lines: [self.terminal_line, 0],
+            first_at_line: 0,
+            disorder: None,
+            first_at: self.last_at,
+            last_at: self.last_at,
+            terminal_time: c.finished_at().unwrap_or(self.last_at),
+            first_token_time: c.first_token_at().unwrap_or(self.last_at),
+            first_token_line: 0,
+        }
+    }
+}
+
+/// A point's events judged while the journal streamed (see the module).
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// One per client request, in the order of the client's id map.
+    slots: Vec<Slot>,
+    /// The requests whose events disagreed, by their place in that order.
+    promoted: HashMap<u32, Terminals>,
+    /// Journal request ids without a client record, with their events, in
+    /// the order of their first event.
+    orphans: IdMap<Terminals>,
+}
+
+impl Judged {
+    fn take(&mut self, k: usize, c: &ClientId, ev: (u32, f64, Kind, Option<Status>), tol: f64) {
+        let (line, at, kind, status) = ev;
+        let slot = &mut self.slots[k];
+        if slot.flags & PROMOTED != 0 {
+            if let Some(t) = self.promoted.get_mut(&(k as u32)) {
+                t.take(line, at, kind, status);
+            }
+            return;
+        }
+        let before = *slot;
+        if slot.agrees(c, line, at, kind, status, tol) {
+            return;
+        }
+        let mut t = if before.flags & SEEN != 0 {
+            before.terminals(c)
+        } else {
+            Terminals::default()
+        };
+        t.take(line, at, kind, status);
+        slot.flags |= PROMOTED;
+        self.promoted.insert(k as u32, t);
+    }
+}
+
+/// The events of one point of a journal.
+#[derive(Debug)]
+pub enum PointEvents {
+    /// Kept per request id (the point's client records came later or are
+    /// derived from a source file).
+    Kept(IdMap<Terminals>),
+    /// Judged while streaming against the point's client records.
+    Judged(Judged),
+}
+
+impl PointEvents {
+    /// What the journal recorded of the `k`-th request of the client's id
+    /// map, `rid` with record `c`; `None` when it has no event of it.
+    pub fn of(&self, k: usize, rid: &str, c: &ClientId) -> Option<Terminals> {
+        match self {
+            PointEvents::Kept(map) => map.get(rid).cloned(),
+            PointEvents::Judged(j) => {
+                let slot = j.slots.get(k)?;
+                if slot.flags & PROMOTED != 0 {
+                    j.promoted.get(&(k as u32)).cloned()
+                } else if slot.flags & SEEN != 0 {
+                    Some(slot.terminals(c))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// Journal request ids without a record in `client`, with the line of
+    /// their first event, in the order of their first event.
+    pub fn orphans<'a>(&'a self, client: &'a ClientSummary) -> Vec<(&'a str, u32)> {
+        match self {
+            PointEvents::Kept(map) => map
+                .iter()
+                .filter(|(rid, _)| !client.ids.contains_key(rid))
+                .map(|(r, t)| (r, t.first_line))
+                .collect(),
+            PointEvents::Judged(j) => j.orphans.iter().map(|(r, t)| (r, t.first_line)).collect(),
+        }
+    }
+
+    /// The status of the first terminal event of every request id of the
+    /// journal that has one (client records of the point in `client`).
+    pub fn terminal_statuses<'a>(
+        &'a self,
+        client: &'a ClientSummary,
+    ) -> Box<dyn Iterator<Item = Option<Status>> + 'a> {
+        let of = |t: &Terminals| (t.count > 0).then_some(t.status);
+        match self {
+            PointEvents::Kept(map) => Box::new(map.values().filter_map(of)),
+            PointEvents::Judged(j) => Box::new(
+                j.slots
+                    .iter()
+                    .zip(client.ids.values())
+                    .enumerate()
+                    .filter_map(move |(k, (slot, c))| {
+                        if slot.flags & PROMOTED != 0 {
+                            j.promoted.get(&(k as u32)).and_then(of)
+                        } else {
+                            (slot.terminal_line != 0).then_some(Some(c.status))
+                        }
+                    })
+                    .chain(j.orphans.values().filter_map(of)),
+            ),
+        }
+    }
+}
+
+/// Everything kept of one journal file: per point name, its events.
+#[derive(Debug, Default)]
+pub struct JournalSummary {
+    /// Point name -> its events.
+    pub points: HashMap<String, PointEvents>,
+    /// Malformed lines.
+    pub problems: Problems,
+    /// Events read.
+    pub events: u64,
+    /// Events of points that do not name this journal (undeclared points):
+    /// point name -> (events, line of the first).
+    pub undeclared: std::collections::BTreeMap<String, (u64, u32)>,
+}
+
+/// Streams a router journal. `points` are the points that name it, each
+/// with its client records when they were read before the journal (and are
+/// the ones the checks use), to judge its events against at once; events of
+/// any other point are undeclared. `tol` is the clock tolerance.
+pub fn read_journal(
+    r: &mut dyn Read,
+    file: &str,
+    points: &[(&str, Option<&ClientSummary>)],
+    tol: f64,
+) -> io::Result<JournalSummary> {
+    read_journal_limited(r, file, points, tol, MAX_JOURNAL_REQUESTS)
+}
+
+/// [`read_journal`] with a limit of distinct request ids other than
+/// [`MAX_JOURNAL_REQUESTS`].
+pub fn read_journal_limited(
+    r: &mut dyn Read,
+    file: &str,
+    points: &[(&str, Option<&ClientSummary>)],
+    tol: f64,
+    max_requests: u64,
+) -> io::Result<JournalSummary> {
+    let mut stopped = false;
+    let mut requests = 0u64;
+    let mut s = JournalSummary::default();
+    let index: HashMap<&str, usize> = points.iter().enumerate().map(|(i, p)| (p.0, i)).collect();
+    let mut kept: Vec<PointEvents> = points
+        .iter()
+        .map(|(_, client)| match client {
+            Some(c) => PointEvents::Judged(Judged {
+                slots: vec![Slot::default(); c.ids.len()],
+                ..Judged::default()
+            }),
+            None => PointEvents::Kept(IdMap::new()),
+        })
+        .collect();
+    let mut problems = Problems::default();
+    let mut line_problems = Problems::default();
+    let mut undeclared: std::collections::BTreeMap<String, (u64, u32)> = Default::default();
+    for_each_line(r, file, &mut line_problems, |line, text| {
+        if stopped {
+            return;
+        }
+        // One parse: the reader refuses a repeated key itself (v1.1).
+        let ev: JournalEvent = match serde_json::from_str(text) {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!("{file}:{line}: invalid journal event: {e}"));
+                return;
+            }
+        };
+        if let Err(e) = ev.validate() {
+            problems.push(format!("{file}:{line}: {e}"));
+            return;
+        }
+        if !ev.at.is_finite() {
+            problems.push(format!("{file}:{line}: `at` is not a finite number"));
+            return;
+        }
+        let Some(&pi) = index.get(ev.point.as_str()) else {
+            s.events += 1;
+            if undeclared.len() < 1024 || undeclared.contains_key(&ev.point) {
+                undeclared.entry(ev.point).or_insert((0, line)).0 += 1;
+            } else {
+                undeclared
+                    .entry("(other points)".into())
+                    .or_insert((0, line))
+                    .0 += 1;
+            }
+            return;
+        };
+        let rid = ev.request_id.as_str();
+        // Where the event goes, and whether its id is new to the journal
+        // (counted against the limit before anything is kept of it).
+        let client = points[pi].1.and_then(|c| c.ids.entry_of(rid));
+        let new = match (&kept[pi], client) {
+            (PointEvents::Kept(map), _) => !map.contains_key(rid),
+            (PointEvents::Judged(j), Some((k, _))) => j.slots[k].flags & SEEN == 0,
+            (PointEvents::Judged(j), None) => !j.orphans.contains_key(rid),
+        };
+        if new {
+            if requests == max_requests {
+                problems.push(format!(
+                    "{file}:{line}: events of more than {max_requests} request ids; proofpack reads at most that many per journal (a v1.1 limit), so reading of this file stopped"
+                ));
+                stopped = true;
+                return;
+            }
+            requests += 1;
+        }
+        s.events += 1;
+        let event = (line, ev.at, Kind::of(&ev.event), ev.status);
+        match (&mut kept[pi], client) {
+            (PointEvents::Kept(map), _) => {
+                if let Some(t) = map.get_or_insert_with(rid, Terminals::default) {
+                    t.take(event.0, event.1, event.2, event.3);
+                }
+            }
+            (PointEvents::Judged(j), Some((k, c))) => j.take(k, c, event, tol),
+            (PointEvents::Judged(j), None) => {
+                if let Some(t) = j.orphans.get_or_insert_with(rid, Terminals::default) {
+                    t.take(event.0, event.1, event.2, event.3);
+                }
+            }
+        }
+    })?;
+    for p in line_problems.quoted.iter() {
+        problems.push(p.clone());
+    }
+    problems.count += line_problems.count - line_problems.quoted.len() as u64;
+    s.problems = problems;
+    s.undeclared = undeclared;
+    s.points = points
+        .iter()
+        .map(|(name, _)| name.to_string())
+        .zip(kept)
+        .collect();
+    Ok(s)
+}

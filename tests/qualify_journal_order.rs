@@ -1,0 +1,120 @@
+//! v1.1 (issue 23): a router journal is judged while it streams when its
+//! points' client records come first in the bundle, and kept per request id
+//! when it comes first. The two readings give the same checks, word for
+//! word, on an honest journal and on a forged one, end to end through the
+//! binary.
+
+mod qualify_support;
+
+use qualify_support::*;
+use serde_json::Value;
+
+/// Sorts before `attestations/` and `benchmark/`: read before every
+/// client-records file.
+const J_FIRST: &str = "0-router-journal.jsonl";
+
+/// Renames the journal so that the bundle holds it before the records.
+fn journal_first(c: &Case) {
+    std::fs::rename(c.path(J), c.path(J_FIRST)).unwrap();
+    c.edit_json("qualification.json", |q| {
+        for p in q["points"].as_array_mut().unwrap() {
+            p["journal"] = J_FIRST.into();
+        }
+        q["roles"]["router journal"] = serde_json::json!([J_FIRST]);
+    });
+}
+
+/// The point checks of a report, with the journal's name as in `J`.
+fn point_checks(o: &Outcome) -> Vec<(String, Value, String)> {
+    o.report["checks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a report:\n{}", o.stdout))
+        .iter()
+        .filter(|c| c["id"].as_str().is_some_and(|id| id.starts_with("point:")))
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["ok"].clone(),
+                c["detail"].as_str().unwrap_or("").replace(J_FIRST, J),
+            )
+        })
+        .collect()
+}
+
+/// Forges the journal (`rel`): a first_token event 5 s late, an arrival
+/// 10 s before the send, a second terminal event, a terminal status the
+/// client does not have, a missing terminal event, an event after the
+/// terminal one, and a request no client sent.
+fn forge(c: &Case, rel: &str) {
+    c.edit_lines(rel, |l| {
+        let find = |l: &Vec<String>, id: &str, event: &str| {
+            l.iter()
+                .position(|x| {
+                    x.contains(&format!("\"{id}\"")) && x.contains(&format!("\"{event}\""))
+                })
+                .unwrap_or_else(|| panic!("{id} {event}"))
+        };
+        let shift = |line: &str, by: f64| {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            v["at"] = (v["at"].as_f64().unwrap() + by).into();
+            v.to_string()
+        };
+        let i = find(l, "rate-1-000003", "first_token");
+        l[i] = shift(&l[i], 5.0);
+        let i = find(l, "rate-1-000007", "received");
+        l[i] = shift(&l[i], -10.0);
+        let i = find(l, "rate-0.5-000042", "terminal");
+        let dup = l[i].clone();
+        l.insert(i + 1, dup);
+        let i = find(l, "rate-0.5-000005", "terminal");
+        l[i] = l[i].replace("\"status\":\"ok\"", "\"status\":\"error\"");
+        let i = find(l, "rate-0.5-000010", "terminal");
+        l.remove(i);
+        let i = find(l, "rate-1-000020", "terminal");
+        let mut after: Value = serde_json::from_str(&l[i]).unwrap();
+        after["event"] = "routed".into();
+        after.as_object_mut().unwrap().remove("status");
+        l.insert(i + 1, after.to_string());
+        let mut orphan: Value = serde_json::from_str(&l[i]).unwrap();
+        orphan["request_id"] = "rate-1-999999".into();
+        l.insert(i + 2, orphan.to_string());
+    });
+}
+
+#[test]
+fn an_honest_journal_reads_the_same_in_either_order() {
+    let judged = fresh();
+    let a = judged.verify_sealed();
+    assert_eq!(a.code, 0, "{}", a.stdout);
+    let kept = fresh();
+    journal_first(&kept);
+    let b = kept.verify_sealed();
+    assert_eq!(b.code, 0, "{}", b.stdout);
+    assert_eq!(point_checks(&a), point_checks(&b));
+    // The run directory is read records first, journal last.
+    let dir = verify(&kept.run(), None, Some(&kept.trust()));
+    assert_eq!(point_checks(&dir), point_checks(&b));
+}
+
+#[test]
+fn a_forged_journal_fails_the_same_checks_in_either_order() {
+    let judged = fresh();
+    forge(&judged, J);
+    let a = judged.verify_sealed();
+    let kept = fresh();
+    journal_first(&kept);
+    forge(&kept, J_FIRST);
+    let b = kept.verify_sealed();
+    assert_eq!(a.code, 1, "{}", a.stdout);
+    assert_eq!(b.code, 1, "{}", b.stdout);
+    assert_eq!(point_checks(&a), point_checks(&b));
+    for o in [&a, &b] {
+        o.assert_fails("point:rate-1.journal.timing", "rate-1-000003");
+        o.assert_fails("point:rate-1.journal.timing", "rate-1-000007");
+        o.assert_fails("point:rate-1.journal.timing", "rate-1-000020");
+        o.assert_fails("point:rate-1.journal.orphans", "rate-1-999999");
+        o.assert_fails("point:rate-0.5.journal.terminal", "rate-0.5-000042");
+        o.assert_fails("point:rate-0.5.journal.terminal", "rate-0.5-000010");
+        o.assert_fails("point:rate-0.5.status", "rate-0.5-000005");
+    }
+}
