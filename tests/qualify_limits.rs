@@ -152,3 +152,73 @@ fn records_read_in_one_parse_refuse_arrays_and_repeated_keys() {
         "duplicate key \\\"at\\\"",
     );
 }
+
+/// v1.1 (issue 23): a journal is read to one request id past what its
+/// points declare. One id past them is an orphan the checks name; a
+/// journal of 2,000,000 ids no client sent (the v1.1 limit of 4,000,000 a
+/// journal let it through, and every id was kept) stops at the second id
+/// past them: the journal is malformed, the verdict red, and the memory
+/// small.
+#[test]
+fn a_journal_is_read_to_one_request_id_past_what_its_points_declare() {
+    let event = |id: &str| {
+        format!("{{\"request_id\":\"{id}\",\"point\":\"rate-1\",\"event\":\"received\",\"at\":1790351202.5}}")
+    };
+    let c = fresh();
+    c.edit_lines(J, |l| l.push(event("forged-0")));
+    let o = c.verify_sealed();
+    o.assert_fails("point:rate-1.journal.orphans", "forged-0");
+    assert!(
+        !o.check("point:rate-1.journal.terminal")["detail"]
+            .to_string()
+            .contains("declare"),
+        "{}",
+        o.stdout
+    );
+
+    let c = fresh();
+    c.edit_lines(J, |l| {
+        l.extend((0..2_000_000).map(|i| event(&format!("forged-{i}"))));
+    });
+    let d = c.seal();
+    let pins = c.pins(Some(d), |_| {});
+    let trust = c.trust();
+    let bundle = c.bundle_path();
+    let (code, stdout, stderr, peak_kib) = proofpack_measured(&[
+        "verify".as_ref(),
+        bundle.as_os_str(),
+        "--json".as_ref(),
+        "--pins".as_ref(),
+        pins.as_os_str(),
+        "--trust".as_ref(),
+        trust.as_os_str(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let check = |id: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}"))
+            .clone()
+    };
+    // The journal holds the 402 requests of its two points (warmups
+    // included): reading stops at the second id past them.
+    let t = check("point:rate-1.journal.terminal");
+    assert_eq!(t["ok"], false, "{t}");
+    assert!(
+        t["detail"].as_str().unwrap().contains(
+            "events of more request ids than its points declare (402 with their warmups)"
+        ),
+        "{t}"
+    );
+    // What depends on the journal is not checkable because of it.
+    let orphans = check("point:rate-1.journal.orphans");
+    assert_eq!(
+        orphans["cause"], "point:rate-1.journal.terminal",
+        "{orphans}"
+    );
+    assert!(peak_kib < 48 * 1024, "peak RSS {peak_kib} KiB");
+}

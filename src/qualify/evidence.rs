@@ -14,7 +14,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::deriver::{Comparing, DerivedPoint, IoGuard, RecordDeriver};
-use super::journal::{read_journal, JournalSummary};
+use super::journal::{journal_ids_to_read, read_journal_limited, JournalSummary};
 use super::records::{
     read_client_records_limited, records_to_read, ClientSummary, MAX_RUN_REQUESTS,
 };
@@ -390,7 +390,19 @@ impl<'a> Collector<'a> {
                     (name.as_str(), read)
                 })
                 .collect();
-            let s = read_journal(&mut r, rel, &points, q.clock_tolerance())?;
+            let declared = names
+                .iter()
+                .filter_map(|name| q.points.iter().find(|p| &p.name == name))
+                .fold(0u64, |t, p| {
+                    t.saturating_add(p.requests).saturating_add(p.warmup)
+                });
+            let s = read_journal_limited(
+                &mut r,
+                rel,
+                &points,
+                q.clock_tolerance(),
+                journal_ids_to_read(declared),
+            )?;
             self.out.journals.insert(rel.to_string(), s);
         } else if self.plan.attestations.contains(rel)
             || self.plan.plan_file.as_deref() == Some(rel)

@@ -25,6 +25,50 @@ use super::schema::{JournalEvent, Status};
 /// reaches it at four million requests.
 pub const MAX_JOURNAL_REQUESTS: u64 = 4_000_000;
 
+/// The distinct request ids of a journal that are read (v1.1, issue 23):
+/// what its points declare (requests and warmups) and one more, never more
+/// than [`MAX_JOURNAL_REQUESTS`]. An honest journal holds the ids of its
+/// points' requests; one past them is an orphan the checks name, and a
+/// second makes the journal malformed: what a verification holds of a
+/// journal is bounded by what the run declares.
+pub fn journal_ids_to_read(declared: u64) -> IdLimit {
+    let n = declared.saturating_add(1);
+    if n < MAX_JOURNAL_REQUESTS {
+        IdLimit::Declared(n)
+    } else {
+        IdLimit::Fixed(MAX_JOURNAL_REQUESTS)
+    }
+}
+
+/// How many distinct request ids of a journal are read, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdLimit {
+    /// A fixed limit ([`MAX_JOURNAL_REQUESTS`], or another in tests).
+    Fixed(u64),
+    /// What the journal's points declare, plus one.
+    Declared(u64),
+}
+
+impl IdLimit {
+    fn max(self) -> u64 {
+        match self {
+            IdLimit::Fixed(n) | IdLimit::Declared(n) => n,
+        }
+    }
+
+    fn stop(self, file: &str, line: u32) -> String {
+        match self {
+            IdLimit::Fixed(n) => format!(
+                "{file}:{line}: events of more than {n} request ids; proofpack reads at most that many per journal (a v1.1 limit), so reading of this file stopped"
+            ),
+            IdLimit::Declared(n) => format!(
+                "{file}:{line}: events of more request ids than its points declare ({} with their warmups); reading of this file stopped at the second id past them (v1.1: what a verification holds is bounded by what the run declares)",
+                n - 1
+            ),
+        }
+    }
+}
+
 /// The journal event proofpack reads as the router's first token.
 pub const FIRST_TOKEN_EVENT: &str = "first_token";
 
@@ -356,18 +400,19 @@ pub fn read_journal(
     points: &[(&str, Option<&ClientSummary>)],
     tol: f64,
 ) -> io::Result<JournalSummary> {
-    read_journal_limited(r, file, points, tol, MAX_JOURNAL_REQUESTS)
+    read_journal_limited(r, file, points, tol, IdLimit::Fixed(MAX_JOURNAL_REQUESTS))
 }
 
 /// [`read_journal`] with a limit of distinct request ids other than
-/// [`MAX_JOURNAL_REQUESTS`].
+/// [`MAX_JOURNAL_REQUESTS`] (see [`journal_ids_to_read`]).
 pub fn read_journal_limited(
     r: &mut dyn Read,
     file: &str,
     points: &[(&str, Option<&ClientSummary>)],
     tol: f64,
-    max_requests: u64,
+    limit: IdLimit,
 ) -> io::Result<JournalSummary> {
+    let max_requests = limit.max();
     let mut stopped = false;
     let mut requests = 0u64;
     let mut s = JournalSummary::default();
@@ -405,10 +450,13 @@ pub fn read_journal_limited(
             problems.push(format!("{file}:{line}: `at` is not a finite number"));
             return;
         }
-        let Some(&pi) = index.get(ev.point.as_str()) else {
+        let Some(&pi) = index.get(&*ev.point) else {
             s.events += 1;
-            if undeclared.len() < 1024 || undeclared.contains_key(&ev.point) {
-                undeclared.entry(ev.point).or_insert((0, line)).0 += 1;
+            if undeclared.len() < 1024 || undeclared.contains_key(&*ev.point) {
+                undeclared
+                    .entry(ev.point.into_owned())
+                    .or_insert((0, line))
+                    .0 += 1;
             } else {
                 undeclared
                     .entry("(other points)".into())
@@ -417,7 +465,7 @@ pub fn read_journal_limited(
             }
             return;
         };
-        let rid = ev.request_id.as_str();
+        let rid = &*ev.request_id;
         // Where the event goes, and whether its id is new to the journal
         // (counted against the limit before anything is kept of it).
         let client = points[pi].1.and_then(|c| c.ids.entry_of(rid));
@@ -428,9 +476,7 @@ pub fn read_journal_limited(
         };
         if new {
             if requests == max_requests {
-                problems.push(format!(
-                    "{file}:{line}: events of more than {max_requests} request ids; proofpack reads at most that many per journal (a v1.1 limit), so reading of this file stopped"
-                ));
+                problems.push(limit.stop(file, line));
                 stopped = true;
                 return;
             }

@@ -712,7 +712,7 @@ mod tests {
     /// more events of ids already seen are read.
     #[test]
     fn the_journal_limit_counts_distinct_ids_either_way() {
-        use crate::qualify::journal::read_journal_limited;
+        use crate::qualify::journal::{read_journal_limited, IdLimit};
         let c = [
             client_line("a", 0, (0, Some(1), Some(2))),
             client_line("b", 0, (0, Some(1), Some(2))),
@@ -729,14 +729,26 @@ mod tests {
         ]
         .concat();
         for read in [None, Some(&client)] {
-            let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &[("p", read)], 1.0, 2)
-                .unwrap();
+            let j = read_journal_limited(
+                &mut text.as_bytes(),
+                "j.jsonl",
+                &[("p", read)],
+                1.0,
+                IdLimit::Fixed(2),
+            )
+            .unwrap();
             assert_eq!(j.events, 3, "{:?}", j.problems);
             assert!(
                 j.problems.quoted[0].starts_with("j.jsonl:4: events of more than 2 request ids")
             );
-            let j = read_journal_limited(&mut text.as_bytes(), "j.jsonl", &[("p", read)], 1.0, 3)
-                .unwrap();
+            let j = read_journal_limited(
+                &mut text.as_bytes(),
+                "j.jsonl",
+                &[("p", read)],
+                1.0,
+                IdLimit::Fixed(3),
+            )
+            .unwrap();
             assert!(j.problems.is_empty(), "{:?}", j.problems);
             assert_eq!(j.events, 5);
         }

@@ -96,22 +96,23 @@ impl ClientRecord {
 }
 
 /// One router journal event (a JSON object; read in one pass by
-/// [`one_pass`]).
+/// [`one_pass`], its strings borrowed from the line when they hold no
+/// escape).
 #[derive(Debug, Clone)]
-pub struct JournalEvent {
+pub struct JournalEvent<'a> {
     /// Request id.
-    pub request_id: String,
+    pub request_id: std::borrow::Cow<'a, str>,
     /// Point name.
-    pub point: String,
+    pub point: std::borrow::Cow<'a, str>,
     /// Event name; `terminal` ends a request.
-    pub event: String,
+    pub event: std::borrow::Cow<'a, str>,
     /// Event time, unix seconds.
     pub at: f64,
     /// Final status, on terminal events only.
     pub status: Option<Status>,
 }
 
-impl JournalEvent {
+impl JournalEvent<'_> {
     /// The terminal event's name.
     pub const TERMINAL: &'static str = "terminal";
 

@@ -9,6 +9,7 @@
 //! line must be a JSON object (a derived struct also took a JSON array
 //! of the fields in order; v1.1 refuses it).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -22,42 +23,58 @@ fn repeated<E: de::Error>(key: &str) -> E {
     E::custom(format!("duplicate key {key:?} in a JSON object"))
 }
 
+/// A string of the line: borrowed from it when it holds no escape (v1.1,
+/// issue 23: no allocation per id and key of every journal event).
+pub struct Text<'de>(pub Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v.to_owned())))
+    }
+}
+
 /// A key of the object: the index of a field the record names, or another
 /// key (kept by name only to refuse it when repeated).
-enum Key {
+enum Key<'de> {
     Field(usize),
-    Other(String),
+    Other(Cow<'de, str>),
 }
 
 struct KeySeed(&'static [&'static str]);
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Key;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a key")
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|f| *f == v) {
+    type Value = Key<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<'de>, D::Error> {
+        let Text(k) = Text::deserialize(d)?;
+        Ok(match self.0.iter().position(|f| *f == k) {
             Some(i) => Key::Field(i),
-            None => Key::Other(v.to_owned()),
+            None => Key::Other(k),
         })
     }
 }
 
 /// Keys of the object that the record does not name.
 #[derive(Default)]
-struct Others(Vec<String>);
+struct Others<'de>(Vec<Cow<'de, str>>);
 
-impl Others {
+impl<'de> Others<'de> {
     /// Reads the value of another key `k`, refusing `k` when repeated.
-    fn take<'de, A: MapAccess<'de>>(&mut self, k: String, map: &mut A) -> Result<(), A::Error> {
+    fn take<A: MapAccess<'de>>(&mut self, k: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
         if self.0.contains(&k) {
             return Err(repeated(&k));
         }
@@ -161,14 +178,14 @@ const EVENT_FIELDS: &[&str] = &["request_id", "point", "event", "at", "status"];
 struct EventVisitor;
 
 impl<'de> Visitor<'de> for EventVisitor {
-    type Value = JournalEvent;
+    type Value = JournalEvent<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a journal event (a JSON object)")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JournalEvent, A::Error> {
-        let mut request_id: Option<String> = None;
-        let mut point: Option<String> = None;
-        let mut event: Option<String> = None;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JournalEvent<'de>, A::Error> {
+        let mut request_id: Option<Text<'de>> = None;
+        let mut point: Option<Text<'de>> = None;
+        let mut event: Option<Text<'de>> = None;
         let mut at: Option<f64> = None;
         // An absent status and a null one are both none.
         let mut status: Option<Option<Status>> = None;
@@ -191,16 +208,16 @@ impl<'de> Visitor<'de> for EventVisitor {
             }
         }
         Ok(JournalEvent {
-            request_id: need(request_id, "request_id")?,
-            point: need(point, "point")?,
-            event: need(event, "event")?,
+            request_id: need(request_id, "request_id")?.0,
+            point: need(point, "point")?.0,
+            event: need(event, "event")?.0,
             at: need(at, "at")?,
             status: status.flatten(),
         })
     }
 }
 
-impl<'de> Deserialize<'de> for JournalEvent {
+impl<'de> Deserialize<'de> for JournalEvent<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_map(EventVisitor)
     }
