@@ -288,15 +288,64 @@ pub struct DiffArgs {
 }
 
 fn summary_line(verb: &str, m: &Manifest, secs: f64) -> String {
-    let bytes = m.total_bytes().unwrap_or(0);
+    summary_of(
+        verb,
+        m.len() as u64,
+        m.total_bytes().unwrap_or(0),
+        &m.digest(),
+        secs,
+    )
+}
+
+fn summary_of(
+    verb: &str,
+    files: u64,
+    bytes: u64,
+    digest: &proofpack::digest::Sha256Digest,
+    secs: f64,
+) -> String {
     format!(
-        "{verb}: {} files, {}, {}, {:.2} s, {}",
-        m.len(),
+        "{verb}: {files} files, {}, {}, {:.2} s, {}",
         human_bytes(bytes),
-        m.digest().prefixed(),
+        digest.prefixed(),
         secs,
         human_rate(bytes, secs)
     )
+}
+
+/// `manifest PATH` without `--record` (v1.1, issue 23): the entries are
+/// written as they are hashed, in manifest order, to a spill (memory, then
+/// an unlinked temporary file), and to the output once the whole tree was
+/// listed and hashed; nothing is written when it fails. What is held is one
+/// directory's listing and one batch of files, not every entry (`--record`
+/// still builds the manifest whole, to store it).
+fn manifest_streamed(
+    path: &Path,
+    output: Option<&Path>,
+    format: proofpack::manifest::Format,
+    opts: &proofpack::manifest::BuildOptions<'_>,
+    ui: &Ui,
+) -> Result<proofpack::manifest::Emitted> {
+    use proofpack::manifest::{canonical_line, json_entry, json_head, json_tail, Format};
+    use std::io::Write as _;
+    let progress = ui.bytes_progress("hashing");
+    let mut spill = super::streamed::Spill::default();
+    let mut i = 0u64;
+    let m = manifest::build_each(path, opts, &progress, &mut |e, header| {
+        let piece = match format {
+            Format::Canonical => canonical_line(e),
+            Format::Json => json_entry(i, e, header),
+            Format::Sha256sum => proofpack::manifest::sha256sum_line(e),
+        };
+        i += 1;
+        spill.write_all(piece.as_bytes())
+    })?;
+    let (head, tail) = match format {
+        Format::Json => (json_head(&m.digest, m.files, m.bytes), json_tail(m.files)),
+        _ => (String::new(), ""),
+    };
+    super::output::write_parts(output, head.as_bytes(), spill, tail.as_bytes())?;
+    Ok(m)
 }
 
 pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
@@ -343,6 +392,26 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
         None => catalog_for_cache(ui, &a.walk),
     };
     let session = cache_session(ui, catalog.as_ref(), path, &a.walk, true);
+    if a.record.is_none() {
+        let built = manifest_streamed(
+            path,
+            a.output.as_deref(),
+            a.format.into(),
+            &a.walk
+                .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
+            ui,
+        );
+        finish_cache(ui, session, None);
+        let m = built?;
+        ui.note(&summary_of(
+            "manifest",
+            m.files,
+            m.bytes,
+            &m.digest,
+            t.elapsed().as_secs_f64(),
+        ));
+        return Ok(EXIT_OK);
+    }
     let progress = ui.bytes_progress("hashing");
     let built = manifest::build(
         path,

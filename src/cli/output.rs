@@ -45,3 +45,32 @@ pub fn write(out: &Path, bytes: &[u8], mode: u32, overwrite: bool) -> Result<()>
 pub fn write_or_stdout(out: Option<&Path>, bytes: &[u8]) -> Result<()> {
     write(out.unwrap_or(Path::new("-")), bytes, 0o644, true)
 }
+
+/// Writes `head`, what `body` holds and `tail` to `out` (`-`, or none:
+/// standard output), a file atomically: whole or not at all.
+pub fn write_parts(
+    out: Option<&Path>,
+    head: &[u8],
+    body: super::streamed::Spill,
+    tail: &[u8],
+) -> Result<()> {
+    let out = out.unwrap_or(Path::new("-"));
+    if is_stdout(out) {
+        let mut so = std::io::stdout().lock();
+        so.write_all(head)?;
+        body.copy_to(&mut so)?;
+        so.write_all(tail)?;
+        so.flush()?;
+        return Ok(());
+    }
+    let mut f = proofpack::atomic::AtomicFile::create(out, 0o644, true)?;
+    let io = |source| proofpack::atomic::AtomicError::Io {
+        path: out.to_path_buf(),
+        source,
+    };
+    f.write_all(head).map_err(io)?;
+    body.copy_to(&mut f).map_err(io)?;
+    f.write_all(tail).map_err(io)?;
+    f.commit()?;
+    Ok(())
+}

@@ -183,21 +183,33 @@ pub fn header_digests(
     })?;
     let mut out = Vec::new();
     for (f, d) in digests {
-        match d {
-            Ok(Some(d)) => out.push((f.rel.clone(), d)),
-            Ok(None) => {}
-            Err(crate::safetensors::SafetensorsError::Io { path, source }) => {
-                return Err(ManifestError::Io { path, source })
-            }
-            Err(e) => {
-                return Err(ManifestError::Io {
-                    path: f.abs.clone(),
-                    source: io::Error::other(e.to_string()),
-                })
-            }
+        if let Some(d) = header_result(f, d)? {
+            out.push((f.rel.clone(), d));
         }
     }
     Ok(out)
+}
+
+/// The header digest of shard `f`, or none when its header is not
+/// readable; `Err` only on I/O errors.
+pub(super) fn header_digest_of(f: &FoundFile) -> Result<Option<Sha256Digest>, ManifestError> {
+    header_result(f, crate::safetensors::header_digest(&f.abs))
+}
+
+fn header_result(
+    f: &FoundFile,
+    d: Result<Option<Sha256Digest>, crate::safetensors::SafetensorsError>,
+) -> Result<Option<Sha256Digest>, ManifestError> {
+    match d {
+        Ok(d) => Ok(d),
+        Err(crate::safetensors::SafetensorsError::Io { path, source }) => {
+            Err(ManifestError::Io { path, source })
+        }
+        Err(e) => Err(ManifestError::Io {
+            path: f.abs.clone(),
+            source: io::Error::other(e.to_string()),
+        }),
+    }
 }
 
 /// Builds the manifest of a directory (or of a single file).

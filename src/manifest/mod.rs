@@ -37,6 +37,7 @@ use crate::digest::{DigestError, Sha256Digest};
 mod check;
 mod count;
 mod diff;
+mod emit;
 mod hash;
 mod parse;
 pub mod portable;
@@ -51,11 +52,12 @@ pub use check::{
 };
 pub use count::EntryCounter;
 pub use diff::{diff, diff_streamed, Diff, DiffCounts, DiffRow, Diffed};
+pub use emit::{build_each, Emitted};
 pub use hash::{
     build, hash_files, hash_found, header_digests, with_threads, BuildOptions, HashCache,
 };
 pub use parse::{read_capped, Format};
-pub use render::{canonical_line, json_entry, json_head, json_tail};
+pub use render::{canonical_line, json_entry, json_head, json_tail, sha256sum_line};
 pub use sorted_walk::{SortedEntry, SortedWalk};
 pub use stream::{
     with_streams, EntryStream, ManifestSource, ReadWhole, Stopped, StreamEntry, Totals,

@@ -50,22 +50,29 @@ pub fn canonical_line(e: &Entry) -> String {
     format!("{}:{}\n", e.path, e.sha256.to_hex())
 }
 
+/// One coreutils `sha256sum` line, with its backslash escaping.
+pub fn sha256sum_line(e: &Entry) -> String {
+    let mut s = String::with_capacity(e.path.len() + 68);
+    if e.path.contains('\\') {
+        s.push('\\');
+        s.push_str(&e.sha256.to_hex());
+        s.push_str("  ");
+        s.push_str(&e.path.replace('\\', "\\\\"));
+    } else {
+        s.push_str(&e.sha256.to_hex());
+        s.push_str("  ");
+        s.push_str(&e.path);
+    }
+    s.push('\n');
+    s
+}
+
 impl Manifest {
     /// coreutils `sha256sum` lines, with its backslash escaping.
     pub fn to_sha256sum(&self) -> String {
         let mut s = String::with_capacity(self.entries.len() * 100);
         for e in &self.entries {
-            if e.path.contains('\\') {
-                s.push('\\');
-                s.push_str(&e.sha256.to_hex());
-                s.push_str("  ");
-                s.push_str(&e.path.replace('\\', "\\\\"));
-            } else {
-                s.push_str(&e.sha256.to_hex());
-                s.push_str("  ");
-                s.push_str(&e.path);
-            }
-            s.push('\n');
+            s.push_str(&sha256sum_line(e));
         }
         s
     }
