@@ -36,22 +36,15 @@ fn tree(root: &Path) {
     write(root, "m/model-00002-of-00002.safetensors", b"not a shard");
     // More than one hashing batch (4,096), over several directories.
     for i in 0..5000 {
-        write(root, &format!("many/{}/f{i}", i % 7), format!("{i}").as_bytes());
+        write(
+            root,
+            &format!("many/{}/f{i}", i % 7),
+            format!("{i}").as_bytes(),
+        );
     }
 }
 
-fn run(args: &[&std::ffi::OsStr]) -> (i32, Vec<u8>, String) {
-    let out = common::command()
-        .arg("--no-catalog")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        out.stdout,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::run_nocat as run;
 
 #[test]
 fn streamed_output_is_what_the_whole_manifest_renders() {
@@ -59,7 +52,9 @@ fn streamed_output_is_what_the_whole_manifest_renders() {
     let root = d.path().join("t");
     tree(&root);
     let whole = build(&root, &BuildOptions::default(), &NoProgress).unwrap();
-    assert!(whole.header_sha256("m/model-00001-of-00002.safetensors").is_some());
+    assert!(whole
+        .header_sha256("m/model-00001-of-00002.safetensors")
+        .is_some());
     for (name, format) in [
         ("canonical", Format::Canonical),
         ("json", Format::Json),
@@ -73,7 +68,7 @@ fn streamed_output_is_what_the_whole_manifest_renders() {
             name.as_ref(),
         ]);
         assert_eq!(code, 0, "{stderr}");
-        assert_eq!(String::from_utf8(stdout).unwrap(), want, "{name} to stdout");
+        assert_eq!(stdout, want, "{name} to stdout");
         let out = d.path().join(format!("m.{name}"));
         let (code, _, stderr) = run(&[
             "manifest".as_ref(),
@@ -95,7 +90,7 @@ fn streamed_output_is_what_the_whole_manifest_renders() {
     let (code, stdout, _) = run(&["manifest".as_ref(), one.as_os_str()]);
     assert_eq!(code, 0);
     let whole = build(&one, &BuildOptions::default(), &NoProgress).unwrap();
-    assert_eq!(stdout, whole.render(Format::Canonical).unwrap().into_bytes());
+    assert_eq!(stdout, whole.render(Format::Canonical).unwrap());
 }
 
 #[test]
@@ -116,5 +111,9 @@ fn a_tree_that_cannot_be_listed_writes_nothing() {
     assert!(stderr.contains("many/3/dangling"), "{stderr}");
     assert!(stdout.is_empty());
     assert_eq!(fs::read_to_string(&out).unwrap(), "before\n");
-    assert_eq!(fs::read_dir(d.path()).unwrap().count(), 2, "no temporary file left");
+    assert_eq!(
+        fs::read_dir(d.path()).unwrap().count(),
+        2,
+        "no temporary file left"
+    );
 }

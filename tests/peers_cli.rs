@@ -13,16 +13,7 @@ use serde_json::Value;
 const GEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/peers/generated");
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = common::command()
-        .arg("--no-catalog")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    common::run_nocat(args)
 }
 
 #[test]

@@ -50,6 +50,16 @@ pub fn command() -> std::process::Command {
     c
 }
 
+/// Runs `proofpack --no-catalog ARGS...`; (exit code, stdout, stderr).
+pub fn run_nocat<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    let out = command().arg("--no-catalog").args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// [`command`] as an `assert_cmd` command.
 pub fn proofpack() -> assert_cmd::Command {
     assert_cmd::Command::from_std(command())

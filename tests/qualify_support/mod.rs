@@ -296,16 +296,7 @@ impl Outcome {
 
 /// Runs `proofpack --no-catalog ARGS...`; (exit code, stdout, stderr).
 pub fn proofpack(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let out = common::command()
-        .arg("--no-catalog")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_nocat(args)
 }
 
 /// `proofpack verify TARGET --json ARGS...` as an [`Outcome`].
