@@ -404,6 +404,47 @@ fn older_schema_is_migrated_keeping_records() {
     c.integrity_check().unwrap();
 }
 
+/// Version 2's baselines table held `body` before three other columns;
+/// migration 3 moves it last and keeps every baseline as it was.
+#[test]
+fn a_version_2_catalog_keeps_its_baselines_when_migrated() {
+    let (_d, path) = fresh();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let body = format!("a.txt:{}\nb/c:{}\n", "1".repeat(64), "2".repeat(64));
+    let digest = proofpack::digest::Sha256Digest::of_bytes(body.as_bytes()).to_hex();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(&V1_SCHEMA.replace("PRAGMA user_version = 1;", "PRAGMA user_version = 2;"))
+        .unwrap();
+    conn.execute_batch(
+        "CREATE TABLE hash_cache (path BLOB PRIMARY KEY, dev INTEGER NOT NULL, ino INTEGER NOT NULL,
+           size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
+           sha256 BLOB NOT NULL, recorded_ns INTEGER NOT NULL) WITHOUT ROWID;",
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO baselines (name, manifest_sha256, files, bytes, format, body, source, recorded_at, tool)
+         VALUES ('old', ?1, 2, NULL, 'canonical', ?2, '/src', '2026-01-01T00:00:00Z', 'proofpack 0.0.9')",
+        rusqlite::params![digest, body.as_bytes()],
+    )
+    .unwrap();
+    drop(conn);
+    let c = Catalog::open(&path).unwrap();
+    assert_eq!(c.schema_version().unwrap(), 3);
+    let m = c.require_baseline("old").unwrap();
+    assert_eq!(m.canonical_text(), body);
+    assert_eq!(m.digest().to_hex(), digest);
+    let columns: Vec<String> = rusqlite::Connection::open(&path)
+        .unwrap()
+        .prepare("SELECT name FROM pragma_table_info('baselines') ORDER BY cid")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(columns.last().map(String::as_str), Some("body"));
+    c.integrity_check().unwrap();
+}
+
 #[test]
 fn newer_or_foreign_files_are_refused_and_left_alone() {
     let (_d, path) = fresh();

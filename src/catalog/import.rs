@@ -5,9 +5,9 @@
 //! will store; the second writes that body into the row's blob as it reads
 //! the file again, and must find the same manifest, or nothing is stored.
 //! A file that cannot be streamed (entries out of order, say) is read whole
-//! and stored as before. Memory still follows the body's size: SQLite
-//! builds the row's record whole when its blob is not the last column, as
-//! `body` is in the baselines table (moving it is a schema change).
+//! and stored as before. The body is the baselines table's last column
+//! (schema 3, v1.1, issue 23), so SQLite stores its zero blob without
+//! building the row whole, and memory does not follow the body's size.
 
 use std::io::Write;
 use std::path::Path;

@@ -10,7 +10,7 @@ use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 use super::{Catalog, CatalogError};
 
 /// The schema version this proofpack writes (SQLite `user_version`).
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// SQLite `application_id` of a proofpack catalog ("PPKC").
 pub const APPLICATION_ID: i32 = 0x5050_4B43;
@@ -56,6 +56,25 @@ const MIGRATIONS: &[&str] = &[
         sha256      BLOB NOT NULL,
         recorded_ns INTEGER NOT NULL
      ) WITHOUT ROWID;",
+    // 3 (v1.1, issue 23): a baseline's body is the last column, so that
+    // SQLite stores the zero blob of a streamed import without building
+    // the row whole (it did, for a blob followed by other columns: 254 MiB
+    // for a manifest of a million entries). The rows are copied as they are.
+    "CREATE TABLE baselines_v3 (
+        name            TEXT PRIMARY KEY,
+        manifest_sha256 TEXT NOT NULL,
+        files           INTEGER NOT NULL,
+        bytes           INTEGER,
+        format          TEXT NOT NULL CHECK (format IN ('json', 'canonical')),
+        source          TEXT NOT NULL,
+        recorded_at     TEXT NOT NULL,
+        tool            TEXT NOT NULL,
+        body            BLOB NOT NULL
+     );
+     INSERT INTO baselines_v3 (name, manifest_sha256, files, bytes, format, source, recorded_at, tool, body)
+        SELECT name, manifest_sha256, files, bytes, format, source, recorded_at, tool, body FROM baselines;
+     DROP TABLE baselines;
+     ALTER TABLE baselines_v3 RENAME TO baselines;",
 ];
 
 impl Catalog {
