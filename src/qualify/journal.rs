@@ -302,7 +302,8 @@ impl Judged {
             Terminals::default()
         };
         t.take(line, at, kind, status);
-        slot.flags |= PROMOTED;
+        // Seen, as the journal's count of distinct ids needs to know.
+        slot.flags |= PROMOTED | SEEN;
         self.promoted.insert(k as u32, t);
     }
 }

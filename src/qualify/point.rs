@@ -629,7 +629,7 @@ fn format_tolerance(decimals: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qualify::journal::read_journal;
+    use crate::qualify::journal::{read_journal_limited, IdLimit};
     use proptest::prelude::*;
 
     /// A client record line (statuses other than ok may lack times).
@@ -692,6 +692,7 @@ mod tests {
                 0..5),
             events in proptest::collection::vec((0usize..6, 0usize..3, 0u8..12, 0usize..4), 0..14),
             tol in prop_oneof![Just(0.5), Just(1.0)],
+            limit_bites: bool,
         ) {
             let c: String = clients
                 .iter()
@@ -699,8 +700,10 @@ mod tests {
                 .collect();
             let client = records::read_client_records(&mut c.as_bytes(), "c.jsonl", "p", 10.0, 1.0).unwrap();
             let j: String = events.iter().map(|&(id, ev, at, st)| event_line(IDS[id], ev, at, st)).collect();
-            let kept = read_journal(&mut j.as_bytes(), "j.jsonl", &[("p", None)], tol).unwrap();
-            let judged = read_journal(&mut j.as_bytes(), "j.jsonl", &[("p", Some(&client))], tol).unwrap();
+            // A limit of distinct ids that bites in some cases, and none.
+            let limit = if limit_bites { IdLimit::Fixed(3) } else { IdLimit::Fixed(u64::MAX) };
+            let kept = read_journal_limited(&mut j.as_bytes(), "j.jsonl", &[("p", None)], tol, limit).unwrap();
+            let judged = read_journal_limited(&mut j.as_bytes(), "j.jsonl", &[("p", Some(&client))], tol, limit).unwrap();
             prop_assert!(matches!(kept.points["p"], PointEvents::Kept(_)));
             prop_assert!(matches!(judged.points["p"], PointEvents::Judged(_)));
             prop_assert_eq!(kept.events, judged.events);
@@ -712,7 +715,6 @@ mod tests {
     /// more events of ids already seen are read.
     #[test]
     fn the_journal_limit_counts_distinct_ids_either_way() {
-        use crate::qualify::journal::{read_journal_limited, IdLimit};
         let c = [
             client_line("a", 0, (0, Some(1), Some(2))),
             client_line("b", 0, (0, Some(1), Some(2))),
