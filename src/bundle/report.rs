@@ -286,7 +286,7 @@ pub(crate) fn assemble(
         for e in m.entries() {
             if listed_seen.contains(e.path.as_str())
                 || w.shadowed.contains(&e.path)
-                || checks.checks.contains_key(&entry_check_id(&e.path))
+                || checks.contains(&entry_check_id(&e.path))
             {
                 continue;
             }
@@ -303,14 +303,9 @@ pub(crate) fn assemble(
             checks.put(id, c);
         }
     }
-    let EntryChecks {
-        order,
-        checks: mut map,
-    } = checks;
-    for id in order {
-        if let Some(c) = map.remove(&id) {
-            report.push(c);
-        }
+    // The index is dropped before the checks move into the report.
+    for c in checks.into_checks() {
+        report.push(c);
     }
     if w.unreported_rejections > 0 {
         report.push(Check::fail(
