@@ -222,3 +222,46 @@ fn a_journal_is_read_to_one_request_id_past_what_its_points_declare() {
     );
     assert!(peak_kib < 48 * 1024, "peak RSS {peak_kib} KiB");
 }
+
+/// v1.1 (issue 23): a request id is at most 256 bytes, in the client
+/// records and in the journal: what a verification keeps of a request
+/// includes its id, and a run of ids of a megabyte each made it keep a
+/// megabyte a request. An id of 256 bytes is read.
+#[test]
+fn a_request_id_longer_than_256_bytes_is_malformed() {
+    let c = fresh();
+    let long = format!("rate-1-{}", "x".repeat(250));
+    assert_eq!(long.len(), 257);
+    c.edit_lines("benchmark/rate-1/client.jsonl", |l| {
+        l[3] = l[3].replacen("\"rate-1-", &format!("\"{}", &long[..long.len() - 6]), 1);
+    });
+    c.edit_lines(J, |l| {
+        let mega = format!("rate-0.5-{}", "y".repeat(100_000));
+        l.push(format!(
+            "{{\"request_id\":\"{mega}\",\"point\":\"rate-0.5\",\"event\":\"received\",\"at\":1790151540.5}}"
+        ));
+    });
+    let o = c.verify_sealed();
+    o.assert_fails(
+        "point:rate-1.records",
+        "request_id of 257 bytes (beginning \\\"rate-1-xxxxxxxxxxxxxxxxxxxxxxxxx\\\"); at most 256",
+    );
+    o.assert_fails("point:rate-1.records", "benchmark/rate-1/client.jsonl:4");
+    o.assert_fails(
+        "point:rate-0.5.journal.terminal",
+        "request_id of 100009 bytes",
+    );
+
+    // At the limit: read (the record's id changed, so the journal no
+    // longer witnesses it, which its own checks say).
+    let c = fresh();
+    c.edit_lines("benchmark/rate-1/client.jsonl", |l| {
+        l[3] = l[3].replacen("\"rate-1-", &format!("\"{}", &long[..long.len() - 7]), 1);
+    });
+    let o = c.verify_sealed();
+    assert!(
+        o.check("point:rate-1.records")["ok"] == true,
+        "{}",
+        o.stdout
+    );
+}

@@ -196,6 +196,17 @@ pub fn parse_log(file: &Path, bytes: &[u8], prefix: &str) -> Result<ParsedLog, A
         }
         match read_line(file, n, t)? {
             None => log.without_id += 1,
+            Some(l) if l.id.len() > crate::qualify::schema::MAX_REQUEST_ID_BYTES => {
+                return Err(bad(
+                    file,
+                    n,
+                    format!(
+                        "a request id of {} bytes; proofpack reads ids of at most {} (a v1.1 limit)",
+                        l.id.len(),
+                        crate::qualify::schema::MAX_REQUEST_ID_BYTES
+                    ),
+                ))
+            }
             Some(l) if l.id.starts_with(prefix) => log.lines.push(l),
             Some(_) => log.other += 1,
         }

@@ -20,7 +20,7 @@ use crate::strictjson::reject_duplicate_json_keys;
 mod bindings;
 mod records;
 pub use bindings::{BindingCheck, StatementBinding};
-pub use records::{ClientRecord, JournalEvent, Status};
+pub use records::{ClientRecord, JournalEvent, Status, MAX_REQUEST_ID_BYTES};
 
 /// Schema tag of `qualification.json`.
 pub const QUALIFICATION_SCHEMA: &str = "proofpack/qualification/v1";

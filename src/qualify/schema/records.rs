@@ -33,6 +33,29 @@ impl Status {
 
 mod one_pass;
 
+/// The longest request id proofpack reads (bytes, v1.1, issue 23): what
+/// a verification keeps of every request includes its id, so an id's
+/// length is bounded like the records' count. Benchmark clients write ids
+/// of a few dozen bytes (a prefix and an index, a UUID).
+pub const MAX_REQUEST_ID_BYTES: usize = 256;
+
+/// Refuses a request id longer than [`MAX_REQUEST_ID_BYTES`], quoting only
+/// its beginning.
+fn id_fits(id: &str) -> Result<(), String> {
+    if id.len() <= MAX_REQUEST_ID_BYTES {
+        return Ok(());
+    }
+    let mut cut = 32;
+    while !id.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Err(format!(
+        "request_id of {} bytes (beginning {:?}); at most {MAX_REQUEST_ID_BYTES} (a v1.1 limit)",
+        id.len(),
+        &id[..cut]
+    ))
+}
+
 /// One client record (a JSON object; read in one pass by [`one_pass`]).
 #[derive(Debug, Clone)]
 pub struct ClientRecord {
@@ -63,6 +86,7 @@ impl ClientRecord {
         if self.request_id.is_empty() {
             return Err("empty request_id".into());
         }
+        id_fits(&self.request_id)?;
         if self.status == Status::Ok {
             let (Some(ft), Some(fin)) = (self.first_token_at, self.finished_at) else {
                 return Err(format!(
@@ -116,8 +140,10 @@ impl JournalEvent<'_> {
     /// The terminal event's name.
     pub const TERMINAL: &'static str = "terminal";
 
-    /// Checks that `status` is present exactly on terminal events.
+    /// Checks that `status` is present exactly on terminal events (and,
+    /// v1.1, that the request id is at most [`MAX_REQUEST_ID_BYTES`]).
     pub fn validate(&self) -> Result<(), String> {
+        id_fits(&self.request_id)?;
         match (self.event == Self::TERMINAL, self.status.is_some()) {
             (true, false) => Err(format!(
                 "request {:?}: terminal event without status",
