@@ -40,6 +40,7 @@ pub fn build_each(
     let walk = SortedWalk::new(root, &opts.excludes)?;
     with_threads(opts.threads, || {
         let mut e = Emitter {
+            root,
             opts,
             progress,
             each,
@@ -78,6 +79,7 @@ pub fn build_each(
 }
 
 struct Emitter<'a, 'o> {
+    root: &'a std::path::Path,
     opts: &'a BuildOptions<'o>,
     progress: &'a dyn Progress,
     each: &'a mut (dyn FnMut(&Entry, Option<&Sha256Digest>) -> std::io::Result<()> + Send),
@@ -125,9 +127,10 @@ impl Emitter<'_, '_> {
                     path: f.abs.clone(),
                     source: std::io::Error::other("the sizes of the files add up past 2^64 bytes"),
                 })?;
-            (self.each)(&entry, header.as_ref()).map_err(|source| ManifestError::Io {
-                path: f.abs.clone(),
-                source,
+            // What `each` writes to failed, not the file read.
+            (self.each)(&entry, header.as_ref()).map_err(|e| ManifestError::Io {
+                path: self.root.to_path_buf(),
+                source: std::io::Error::new(e.kind(), format!("writing its manifest: {e}")),
             })?;
         }
         Ok(())
