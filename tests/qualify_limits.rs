@@ -35,6 +35,7 @@ fn a_run_declaring_more_than_the_limit_is_refused_before_reading() {
     );
     // Nothing was read: small and fast (the bound is generous for a
     // shared CI machine; the refusal itself takes milliseconds).
+    eprintln!("refused run directory: peak RSS {peak_kib} KiB (bound 32 MiB)");
     assert!(peak_kib < 32 * 1024, "peak RSS {peak_kib} KiB");
     assert!(started.elapsed().as_secs() < 30);
     // The same run sealed: refused the same way.
@@ -220,6 +221,7 @@ fn a_journal_is_read_to_one_request_id_past_what_its_points_declare() {
         orphans["cause"], "point:rate-1.journal.terminal",
         "{orphans}"
     );
+    eprintln!("journal of 2,000,000 forged ids: peak RSS {peak_kib} KiB (bound 48 MiB)");
     assert!(peak_kib < 48 * 1024, "peak RSS {peak_kib} KiB");
 }
 

@@ -393,9 +393,7 @@ impl<'a> Collector<'a> {
             let declared = names
                 .iter()
                 .filter_map(|name| q.points.iter().find(|p| &p.name == name))
-                .fold(0u64, |t, p| {
-                    t.saturating_add(p.requests).saturating_add(p.warmup)
-                });
+                .fold(0u64, |t, p| t.saturating_add(p.declared_requests()));
             let s = read_journal_limited(
                 &mut r,
                 rel,
@@ -669,9 +667,10 @@ pub fn collect_run_dir(
 /// (measured and warmup) are at most [`MAX_RUN_REQUESTS`]; `Err` says how
 /// many it declares (exit 2, before any record is read).
 pub fn declared_requests_fit(q: &super::schema::Qualification) -> Result<(), String> {
-    let total = q.points.iter().fold(0u64, |t, p| {
-        t.saturating_add(p.requests).saturating_add(p.warmup)
-    });
+    let total = q
+        .points
+        .iter()
+        .fold(0u64, |t, p| t.saturating_add(p.declared_requests()));
     if total > MAX_RUN_REQUESTS {
         return Err(format!(
             "qualification.json declares {total} requests over its {} points (warmups included); proofpack verifies at most {MAX_RUN_REQUESTS} per run (a v1.1 limit that bounds its memory), so nothing was read",

@@ -172,6 +172,14 @@ pub struct Point {
     pub source: Option<PointSource>,
 }
 
+impl Point {
+    /// Its requests, measured and warmup (saturating: the run's total is
+    /// checked against its limit before anything is read).
+    pub fn declared_requests(&self) -> u64 {
+        self.requests.saturating_add(self.warmup)
+    }
+}
+
 /// The rules the client records of a point were derived by (v1.1).
 pub const DERIVE_RULES: &str = "proofpack/derive/v1";
 
