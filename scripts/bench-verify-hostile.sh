@@ -13,7 +13,8 @@
 #   both           the two together
 # The honest run is the sealed, signed sample and passes (exit 0); the
 # variants fail (their pins are the honest run's, their seal unsigned, their
-# journal checks fail): what is measured is what reading them costs.
+# journal checks fail): what is measured is what reading them costs (peak
+# RSS and the wall time of that one run).
 #
 # Usage: scripts/bench-verify-hostile.sh [N]   (default 1000000 measured
 #        requests in one point)
@@ -31,7 +32,7 @@ import json, sys
 q = json.load(open(sys.argv[1] + '/qualification.json'))
 print(sum(p['requests'] + p.get('warmup', 0) for p in q['points']))" "$run")
 echo "bench-verify-hostile: $(nproc) cores; $n measured requests in one point, $declared declared with warmups"
-printf '%-15s %6s %9s %12s %14s %s\n' variant "exit" "RSS MiB" "B/request" "bound MiB" "within"
+printf '%-15s %6s %9s %9s %12s %14s %s\n' variant "exit" "verify s" "RSS MiB" "B/request" "bound MiB" "within"
 for variant in honest disagreeing journal-first both; do
   v="$work/v-$variant"
   cp -r "$run" "$v"
@@ -67,16 +68,16 @@ PY
     "$pp" -q --no-catalog seal "$v" -o "$v.tgz" >/dev/null 2>&1
   fi
   set +e
-  /usr/bin/time -f "%M" -o "$v.rss" "$pp" -q --no-catalog verify "$v.tgz" --pins "$work/pins.json" \
+  /usr/bin/time -f "%e %M" -o "$v.rss" "$pp" -q --no-catalog verify "$v.tgz" --pins "$work/pins.json" \
     --trust "$work/trust.json" --table none >/dev/null 2>&1
   code=$?
   set -e
-  python3 - "$variant" "$code" "$(tail -1 "$v.rss")" "$declared" <<'PY'
+  python3 - "$variant" "$code" $(tail -1 "$v.rss") "$declared" <<'PY'
 import sys
-variant, code, rss, declared = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+variant, code, secs, rss, declared = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 over = max(0, rss * 1024 - 64 * 2**20) / declared
 bound = (64 * 2**20 + 64 * declared) / 2**20
-print(f"{variant:<15} {code:6d} {rss/1024:9.1f} {over:12.1f} {bound:14.1f} {'yes' if rss * 1024 <= bound * 2**20 else 'no'}")
+print(f"{variant:<15} {code:6d} {secs:9.2f} {rss/1024:9.1f} {over:12.1f} {bound:14.1f} {'yes' if rss * 1024 <= bound * 2**20 else 'no'}")
 PY
   rm -rf "$v" "$v".tgz*
 done

@@ -1,11 +1,22 @@
 //! v1.1 (issue 23): a router journal is judged while it streams when its
-//! points' client records come first in the bundle, and kept per request id
-//! when it comes first. The two readings give the same checks, word for
-//! word, on an honest journal and on a forged one, end to end through the
-//! binary.
+//! points' client records come first in the bundle; one that comes first is
+//! read again, in one more pass over the bundle, once the records are in
+//! (its events are then judged the same way instead of kept per request id).
+//! The two readings give the same checks, word for word, on an honest
+//! journal and on a forged one, end to end through the binary; a bundle
+//! whose bytes change before that pass is not trusted.
 
 mod qualify_support;
 
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use proofpack::bundle::Limits;
+use proofpack::progress::Progress;
+use proofpack::qualify::bundled::verify_bundle_file;
+use proofpack::qualify::{Options, SealRequest};
+use proofpack::report::Outcome as Verdict;
 use qualify_support::*;
 use serde_json::Value;
 
@@ -91,6 +102,20 @@ fn an_honest_journal_reads_the_same_in_either_order() {
     let b = kept.verify_sealed();
     assert_eq!(b.code, 0, "{}", b.stdout);
     assert_eq!(point_checks(&a), point_checks(&b));
+    // What was read again, and why, is said; a journal after its records
+    // is read once.
+    let stable = |o: &Outcome| {
+        o.check("bundle.stable")["detail"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        stable(&b).contains(&format!("the journal(s) {J_FIRST}, which come before the client records they are judged against, were read in one more pass of the same verified bytes")),
+        "{}",
+        stable(&b)
+    );
+    assert!(!stable(&a).contains("one more pass"), "{}", stable(&a));
     // The run directory is read records first, journal last.
     let dir = verify(&kept.run(), None, Some(&kept.trust()));
     assert_eq!(point_checks(&dir), point_checks(&b));
@@ -116,5 +141,108 @@ fn a_forged_journal_fails_the_same_checks_in_either_order() {
         o.assert_fails("point:rate-0.5.journal.terminal", "rate-0.5-000042");
         o.assert_fails("point:rate-0.5.journal.terminal", "rate-0.5-000010");
         o.assert_fails("point:rate-0.5.status", "rate-0.5-000005");
+    }
+}
+
+/// Writes other bytes of the same size over the bundle when the first pass
+/// ends, and gives it back its modification time: the file looks untouched.
+struct SwapAtEnd {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    mtime: SystemTime,
+    done: Mutex<bool>,
+}
+
+impl Progress for SwapAtEnd {
+    fn finish(&self) {
+        let mut done = self.done.lock().unwrap();
+        if !*done {
+            std::fs::write(&self.path, &self.bytes).unwrap();
+            let f = std::fs::File::options()
+                .write(true)
+                .open(&self.path)
+                .unwrap();
+            f.set_modified(self.mtime).unwrap();
+            *done = true;
+        }
+    }
+}
+
+#[test]
+fn a_bundle_that_changes_before_its_journal_is_read_again_is_not_trusted() {
+    let c = fresh();
+    journal_first(&c);
+    c.seal();
+    let bundle = c.bundle_path();
+    let honest = std::fs::read(&bundle).unwrap();
+    // A forged journal whose bundle has the honest one's size: one digit of
+    // one event time changed, tried event by event until the sizes agree.
+    let journal = std::fs::read_to_string(c.path(J_FIRST)).unwrap();
+    let forged = (1..200)
+        .find_map(|k| {
+            let at = journal.match_indices("\"at\":").nth(k)?.0 + 5;
+            let end = at + journal[at..].find([',', '}']).unwrap();
+            let digit = journal[..end]
+                .rfind(|ch: char| ch.is_ascii_digit())
+                .unwrap();
+            let d = journal.as_bytes()[digit] - b'0';
+            let mut text = journal.clone().into_bytes();
+            text[digit] = b'0' + (d + 1) % 10;
+            std::fs::write(c.path(J_FIRST), &text).unwrap();
+            c.seal();
+            let b = std::fs::read(&bundle).unwrap();
+            (b.len() == honest.len()).then_some(b)
+        })
+        .expect("a same-size forgery among 200");
+    assert_ne!(forged, honest);
+    std::fs::write(&bundle, &honest).unwrap();
+    let swap = SwapAtEnd {
+        path: bundle.clone(),
+        bytes: forged,
+        mtime: std::fs::metadata(&bundle).unwrap().modified().unwrap(),
+        done: Mutex::new(false),
+    };
+    let opts = Options {
+        pins: None,
+        attestations: None,
+        publication: None,
+        require_all_rows: false,
+        deriver: None,
+    };
+    let v = verify_bundle_file(
+        &bundle,
+        &Limits::default(),
+        &SealRequest::default(),
+        &opts,
+        &swap,
+    )
+    .unwrap();
+    assert!(*swap.done.lock().unwrap(), "the first pass ended");
+    let stable = v.report.get("bundle.stable").expect("bundle.stable");
+    assert_eq!(stable.outcome, Verdict::Fail, "{}", stable.detail);
+    assert!(
+        stable.detail.contains(&format!(
+            "the bundle changed before its journal(s) {J_FIRST} were read again"
+        )),
+        "{}",
+        stable.detail
+    );
+    // No check of the points' evidence is reported as holding: each is not
+    // checkable because of bundle.stable.
+    let points: Vec<_> = v
+        .report
+        .checks()
+        .iter()
+        .filter(|c| c.id.starts_with("point:"))
+        .collect();
+    assert!(!points.is_empty());
+    for c in points {
+        assert_eq!(
+            c.outcome,
+            Verdict::NotCheckable {
+                cause: Some("bundle.stable".into())
+            },
+            "{c:?}"
+        );
     }
 }

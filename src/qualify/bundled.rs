@@ -79,6 +79,72 @@ impl EntryVisitor for Pass2<'_, '_> {
     }
 }
 
+/// The second reading of the journals a pass left until the client
+/// records of their points were in (v1.1, issue 23; see
+/// [`Collector::deferring_journals`]).
+struct Deferred<'a, 'p> {
+    collector: &'a mut Collector<'p>,
+}
+
+impl EntryVisitor for Deferred<'_, '_> {
+    fn wants(&mut self, rel: &str) -> bool {
+        self.collector.deferred().iter().any(|d| d == rel)
+    }
+    fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        self.collector.read_deferred(rel, content)
+    }
+}
+
+/// Reads the journals `collector` deferred, in another pass through the
+/// verifying reader; `None` when it deferred none. The pass's outcome is
+/// for [`SecondReading::same_as`].
+fn read_deferred(
+    path: &Path,
+    limits: &Limits,
+    collector: &mut Collector<'_>,
+) -> Result<SecondReading, BundleError> {
+    if collector.deferred().is_empty() {
+        return Ok(SecondReading(None));
+    }
+    let journals = collector.deferred().join(", ");
+    let mut v = Deferred { collector };
+    let pass = verify_bundle(path, limits, Some(&mut v), &NoProgress)?;
+    Ok(SecondReading(Some((journals, pass))))
+}
+
+/// The pass that read deferred journals again, if there was one, with their
+/// names.
+struct SecondReading(Option<(String, crate::bundle::BundleVerification)>);
+
+impl SecondReading {
+    /// Whether the pass read the bytes `first` verified (or there was none).
+    fn same_as(&self, first: &crate::bundle::BundleVerification) -> bool {
+        self.0.as_ref().is_none_or(|(_, p)| {
+            p.bundle_sha256.is_some()
+                && p.bundle_sha256 == first.bundle_sha256
+                && p.report == first.report
+        })
+    }
+
+    /// What `bundle.stable` adds when it holds.
+    fn said(&self) -> String {
+        match &self.0 {
+            None => String::new(),
+            Some((journals, _)) => format!(
+                "; the journal(s) {journals}, which come before the client records they are judged against, were read in one more pass of the same verified bytes (same SHA-256, same structural verdict)"
+            ),
+        }
+    }
+
+    /// Why `bundle.stable` fails when this pass read other bytes.
+    fn changed(&self) -> String {
+        let journals = self.0.as_ref().map_or("", |(j, _)| j.as_str());
+        format!(
+            "the bundle changed before its journal(s) {journals} were read again; its content cannot be trusted, verify a copy that is not being written"
+        )
+    }
+}
+
 /// Identity of the bundle, its sidecar and its seal (device, inode, size,
 /// modification time), to notice any of them being replaced mid-way.
 #[derive(Debug, PartialEq, Eq)]
@@ -185,6 +251,7 @@ pub fn verify_bundle_file(
         Collector::new(p)
             .with_deriver(opts.deriver)
             .hashed_by_reader()
+            .deferring_journals()
     });
     let mut one = ahead_collector.as_mut().map(|c| Pass2 {
         collector: c,
@@ -306,22 +373,28 @@ pub fn verify_bundle_file(
     source.inputs.extend(bundled_inputs(&q, &pass1));
     if let (Some(one), Some(ahead)) = (one, ahead.as_deref()) {
         let (seen, verified) = (one.seen, one.qualification);
-        let (Some(collector), Some(plan)) = (ahead_collector, ahead_plan.as_ref()) else {
+        let (Some(mut collector), Some(plan)) = (ahead_collector, ahead_plan.as_ref()) else {
             return Err(QualifyError::Usage(
                 "internal: a bundle read in one pass without its plan".into(),
             ));
         };
+        let again = read_deferred(path, limits, &mut collector)?;
         let collected = collector.finish();
         let read_ahead = crate::digest::Sha256Digest::of_bytes(ahead);
         let same_files = FileSet::of(path, seal.path) == before;
-        let stable = pass1.bundle_sha256.is_some() && verified == Some(read_ahead) && same_files;
+        let stable = pass1.bundle_sha256.is_some()
+            && verified == Some(read_ahead)
+            && same_files
+            && again.same_as(&pass1);
         let stable_check = Check::outcome(
                 "bundle.stable",
                 stable,
                 if stable {
-                    "read in one pass (v1.1 order): the qualification.json read ahead is the entry this pass verified against MANIFEST, and the bundle, its .sha256 sidecar and its seal were not replaced while it was read".to_string()
+                    format!("read in one pass (v1.1 order): the qualification.json read ahead is the entry this pass verified against MANIFEST, and the bundle, its .sha256 sidecar and its seal were not replaced while it was read{}", again.said())
                 } else if !same_files {
                     "the bundle, its .sha256 sidecar or its seal was replaced while it was verified; the set read cannot be trusted, verify a copy that is not being written".to_string()
+                } else if !again.same_as(&pass1) {
+                    again.changed()
                 } else {
                     "the qualification.json read ahead is not the entry the verifying pass read; its content cannot be trusted".to_string()
                 },
@@ -343,7 +416,8 @@ pub fn verify_bundle_file(
     let plan = Plan::new(q, opts.pins, &opts.counted_digests());
     let mut collector = Collector::new(&plan)
         .with_deriver(opts.deriver)
-        .hashed_by_reader();
+        .hashed_by_reader()
+        .deferring_journals();
     let mut visitor = Pass2 {
         collector: &mut collector,
         seen: Default::default(),
@@ -351,18 +425,22 @@ pub fn verify_bundle_file(
     };
     let pass2 = verify_bundle(path, limits, Some(&mut visitor), &NoProgress)?;
     let seen = std::mem::take(&mut visitor.seen);
+    let again = read_deferred(path, limits, &mut collector)?;
     let same_files = FileSet::of(path, seal.path) == before;
     let stable = pass2.bundle_sha256.is_some()
         && pass2.bundle_sha256 == pass1.bundle_sha256
         && pass2.report == pass1.report
-        && same_files;
+        && same_files
+        && again.same_as(&pass1);
     let stable_check = Check::outcome(
             "bundle.stable",
             stable,
             if stable {
-                "read in two passes (v1 order: qualification.json is not the first entry after MANIFEST); the second pass read the same verified bytes (same SHA-256, same structural verdict)".to_string()
+                format!("read in two passes (v1 order: qualification.json is not the first entry after MANIFEST); the second pass read the same verified bytes (same SHA-256, same structural verdict){}", again.said())
             } else if !same_files {
                 "the bundle, its .sha256 sidecar or its seal was replaced while it was verified; the set read cannot be trusted, verify a copy that is not being written".to_string()
+            } else if !again.same_as(&pass1) {
+                again.changed()
             } else {
                 "the bundle changed between the two passes; its content cannot be trusted, verify a copy that is not being written".to_string()
             },

@@ -206,6 +206,12 @@ pub struct Collector<'a> {
     reader_hashes: bool,
     /// The file read last, waiting for its digest, with its entry counts.
     pending: Option<(String, crate::manifest::EntryCounter)>,
+    /// Journals come before their points' client records are read: leave
+    /// them for [`Collector::read_deferred`] (v1.1, see
+    /// [`Collector::deferring_journals`]).
+    defer_journals: bool,
+    /// The journals left so, in the order they came.
+    deferred: Vec<String>,
 }
 
 /// Hashes what is read through it and, for a file that is not a declared
@@ -239,7 +245,88 @@ impl<'a> Collector<'a> {
             deriver: None,
             reader_hashes: false,
             pending: None,
+            defer_journals: false,
+            deferred: Vec::new(),
         }
+    }
+
+    /// The collector of a reader that can read the files again (a bundle,
+    /// v1.1, issue 23): a journal offered before the client records of a
+    /// point it serves is not read but left for [`Collector::read_deferred`],
+    /// once the records are in, so that its events are judged against them
+    /// as they stream instead of kept per request id. It is hashed as
+    /// usual.
+    pub fn deferring_journals(mut self) -> Self {
+        self.defer_journals = true;
+        self
+    }
+
+    /// The journals left for a second reading, in the order they came.
+    pub fn deferred(&self) -> &[String] {
+        &self.deferred
+    }
+
+    /// Reads journal `rel` left for now by [`Collector::deferring_journals`]:
+    /// its events, as [`Collector::visit`] would have read them had it come
+    /// after the records. Its digest is the first reading's.
+    pub fn read_deferred(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
+        if !self.deferred.iter().any(|d| d == rel) {
+            return io::copy(content, &mut io::sink()).map(drop);
+        }
+        self.pending = None;
+        let plan: &Plan = self.plan;
+        if let Some(names) = plan.journals.get(rel) {
+            self.read_journal_entry(rel, names, content)?;
+        }
+        io::copy(content, &mut io::sink()).map(drop)
+    }
+
+    /// The points `names` that a journal serves whose client records are
+    /// read from their own file and have not been read yet.
+    fn awaiting_records(&self, names: &[String]) -> bool {
+        let q = &self.plan.q;
+        names.iter().any(|name| {
+            q.points
+                .iter()
+                .position(|p| &p.name == name)
+                .is_some_and(|i| q.points[i].source.is_none() && !self.out.clients.contains_key(&i))
+        })
+    }
+
+    /// Reads a journal serving the points `names`.
+    fn read_journal_entry(
+        &mut self,
+        rel: &str,
+        names: &[String],
+        r: &mut dyn Read,
+    ) -> io::Result<()> {
+        // v1.1 (issue 23): a point whose client records were read
+        // already, and are the ones its checks use (not derived from a
+        // source), has its events judged against them as they stream.
+        let q = &self.plan.q;
+        let points: Vec<(&str, Option<&ClientSummary>)> = names
+            .iter()
+            .map(|name| {
+                let i = q.points.iter().position(|p| &p.name == name);
+                let read = i
+                    .filter(|&i| q.points[i].source.is_none())
+                    .and_then(|i| self.out.clients.get(&i));
+                (name.as_str(), read)
+            })
+            .collect();
+        let declared = names
+            .iter()
+            .filter_map(|name| q.points.iter().find(|p| &p.name == name))
+            .fold(0u64, |t, p| t.saturating_add(p.declared_requests()));
+        let s = read_journal_limited(
+            r,
+            rel,
+            &points,
+            q.clock_tolerance(),
+            journal_ids_to_read(declared),
+        )?;
+        self.out.journals.insert(rel.to_string(), s);
+        Ok(())
     }
 
     /// The collector of a reader that hashes every file it offers and
@@ -376,32 +463,12 @@ impl<'a> Collector<'a> {
         } else if let Some(&i) = self.plan.sources.get(rel) {
             self.derive(i, rel, &mut r)?;
         } else if let Some(names) = self.plan.journals.get(rel) {
-            // v1.1 (issue 23): a point whose client records were read
-            // already, and are the ones its checks use (not derived from a
-            // source), has its events judged against them as they stream.
-            let q = &self.plan.q;
-            let points: Vec<(&str, Option<&ClientSummary>)> = names
-                .iter()
-                .map(|name| {
-                    let i = q.points.iter().position(|p| &p.name == name);
-                    let read = i
-                        .filter(|&i| q.points[i].source.is_none())
-                        .and_then(|i| self.out.clients.get(&i));
-                    (name.as_str(), read)
-                })
-                .collect();
-            let declared = names
-                .iter()
-                .filter_map(|name| q.points.iter().find(|p| &p.name == name))
-                .fold(0u64, |t, p| t.saturating_add(p.declared_requests()));
-            let s = read_journal_limited(
-                &mut r,
-                rel,
-                &points,
-                q.clock_tolerance(),
-                journal_ids_to_read(declared),
-            )?;
-            self.out.journals.insert(rel.to_string(), s);
+            if self.defer_journals && self.awaiting_records(names) {
+                // Hashed below; read again once the records are in.
+                self.deferred.push(rel.to_string());
+            } else {
+                self.read_journal_entry(rel, names, &mut r)?;
+            }
         } else if self.plan.attestations.contains(rel)
             || self.plan.plan_file.as_deref() == Some(rel)
             || self.plan.fact_files.get(rel) == Some(&true)
