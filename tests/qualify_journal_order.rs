@@ -246,3 +246,39 @@ fn a_bundle_that_changes_before_its_journal_is_read_again_is_not_trusted() {
         );
     }
 }
+
+#[test]
+fn a_v1_order_bundle_reads_a_journal_that_comes_first_again_with_the_same_checks() {
+    let one = fresh();
+    journal_first(&one);
+    forge(&one, J_FIRST);
+    let a = one.verify_sealed();
+    let v1 = fresh();
+    journal_first(&v1);
+    forge(&v1, J_FIRST);
+    v1.seal();
+    let bundle = v1.bundle_path();
+    rewrite_bundle(&bundle, |entries| {
+        assert!(entries[0].0.ends_with("/MANIFEST"));
+        // The v1 order: MANIFEST, then every other file in path order.
+        entries[1..].sort_by(|x, y| x.0.cmp(&y.0));
+    });
+    for side in [".sha256", ".seal.dsse.json"] {
+        let mut p = bundle.clone().into_os_string();
+        p.push(side);
+        std::fs::remove_file(p).unwrap();
+    }
+    let digest = proofpack::digest::Sha256Digest::of_bytes(&std::fs::read(&bundle).unwrap());
+    let pins = v1.pins(Some(digest), |_| {});
+    let b = verify(&bundle, Some(&pins), Some(&v1.trust()));
+    assert_eq!(b.code, 1, "{}", b.stdout);
+    let stable = b.check("bundle.stable");
+    assert_eq!(stable["ok"], Value::Bool(true), "{stable}");
+    let detail = stable["detail"].as_str().unwrap();
+    assert!(detail.contains("read in two passes (v1 order"), "{detail}");
+    assert!(
+        detail.contains(&format!("the journal(s) {J_FIRST}, which come before")),
+        "{detail}"
+    );
+    assert_eq!(point_checks(&a), point_checks(&b));
+}
