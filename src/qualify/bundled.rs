@@ -18,7 +18,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use super::context::{point_area, Run, ATTESTATIONS_AREA, PINS_AREA};
-use super::evidence::{declared_requests_fit, Collector, Plan};
+use super::evidence::{declared_requests_fit, Collector, Plan, Reread};
 use super::run::{
     check_qualification, evaluate, no_pins, unverifiable_rest, Unverifiable, QUALIFICATION_INVALID,
 };
@@ -79,47 +79,64 @@ impl EntryVisitor for Pass2<'_, '_> {
     }
 }
 
-/// The second reading of the journals a pass left until the client
-/// records of their points were in (v1.1, issue 23; see
-/// [`Collector::deferring_journals`]).
+/// Another reading of the journals a pass asked to read again (v1.1, issue
+/// 23; see [`Reread`]).
 struct Deferred<'a, 'p> {
     collector: &'a mut Collector<'p>,
+    now: Vec<(String, Reread)>,
 }
 
 impl EntryVisitor for Deferred<'_, '_> {
     fn wants(&mut self, rel: &str) -> bool {
-        self.collector.deferred().iter().any(|d| d == rel)
+        self.now.iter().any(|(d, _)| d == rel)
     }
     fn visit(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
-        self.collector.read_deferred(rel, content)
+        let why = self
+            .now
+            .iter()
+            .find(|(d, _)| d == rel)
+            .map_or(Reread::Details, |(_, w)| *w);
+        self.collector.reread(rel, why, content)
     }
 }
 
-/// Reads the journals `collector` deferred, in another pass through the
-/// verifying reader; `None` when it deferred none. The pass's outcome is
-/// for [`SecondReading::same_as`].
+/// Reads the journals `collector` asks to read again, one more pass through
+/// the verifying reader at a time, until it asks for none (at most two: a
+/// journal read after its records may then ask for its details). The
+/// passes' outcomes are for [`SecondReading::same_as`].
 fn read_deferred(
     path: &Path,
     limits: &Limits,
     collector: &mut Collector<'_>,
 ) -> Result<SecondReading, BundleError> {
-    if collector.deferred().is_empty() {
-        return Ok(SecondReading(None));
+    let mut passes = Vec::new();
+    for _ in 0..2 {
+        let now = collector.take_deferred();
+        if now.is_empty() {
+            break;
+        }
+        let said: Vec<String> = now
+            .iter()
+            .map(|(rel, why)| format!("{rel} ({})", why.why()))
+            .collect();
+        let mut v = Deferred { collector, now };
+        let pass = verify_bundle(path, limits, Some(&mut v), &NoProgress)?;
+        passes.push((said.join("; "), pass));
     }
-    let journals = collector.deferred().join(", ");
-    let mut v = Deferred { collector };
-    let pass = verify_bundle(path, limits, Some(&mut v), &NoProgress)?;
-    Ok(SecondReading(Some((journals, pass))))
+    // None is left: a reading after the records asks at most for details.
+    for (rel, _) in collector.take_deferred() {
+        collector.not_read_again(&rel, "a third reading was asked for");
+    }
+    Ok(SecondReading(passes))
 }
 
-/// The pass that read deferred journals again, if there was one, with their
-/// names.
-struct SecondReading(Option<(String, crate::bundle::BundleVerification)>);
+/// The passes that read journals again, each with what it read and why.
+struct SecondReading(Vec<(String, crate::bundle::BundleVerification)>);
 
 impl SecondReading {
-    /// Whether the pass read the bytes `first` verified (or there was none).
+    /// Whether every pass read the bytes `first` verified.
     fn same_as(&self, first: &crate::bundle::BundleVerification) -> bool {
-        self.0.as_ref().is_none_or(|(_, p)| {
+        self.0.iter().all(|(_, p)| {
             p.bundle_sha256.is_some()
                 && p.bundle_sha256 == first.bundle_sha256
                 && p.report == first.report
@@ -128,19 +145,20 @@ impl SecondReading {
 
     /// What `bundle.stable` adds when it holds.
     fn said(&self) -> String {
-        match &self.0 {
-            None => String::new(),
-            Some((journals, _)) => format!(
-                "; the journal(s) {journals}, which come before the client records they are judged against, were read in one more pass of the same verified bytes (same SHA-256, same structural verdict)"
-            ),
-        }
+        self.0
+            .iter()
+            .map(|(journals, _)| {
+                format!("; read again in one more pass of the same verified bytes (same SHA-256, same structural verdict): {journals}")
+            })
+            .collect()
     }
 
-    /// Why `bundle.stable` fails when this pass read other bytes.
+    /// Why `bundle.stable` fails when a pass read other bytes.
     fn changed(&self) -> String {
-        let journals = self.0.as_ref().map_or("", |(j, _)| j.as_str());
+        let journals: Vec<&str> = self.0.iter().map(|(j, _)| j.as_str()).collect();
         format!(
-            "the bundle changed before its journal(s) {journals} were read again; its content cannot be trusted, verify a copy that is not being written"
+            "the bundle changed before a journal was read again ({}); its content cannot be trusted, verify a copy that is not being written",
+            journals.join("; ")
         )
     }
 }

@@ -207,11 +207,38 @@ pub struct Collector<'a> {
     /// The file read last, waiting for its digest, with its entry counts.
     pending: Option<(String, crate::manifest::EntryCounter)>,
     /// Journals come before their points' client records are read: leave
-    /// them for [`Collector::read_deferred`] (v1.1, see
+    /// them for [`Collector::reread`] (v1.1, see
     /// [`Collector::deferring_journals`]).
     defer_journals: bool,
-    /// The journals left so, in the order they came.
-    deferred: Vec<String>,
+    /// The journals to read again, in the order they came, and why.
+    deferred: Vec<(String, Reread)>,
+}
+
+/// Why a journal is read again (v1.1, issue 23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reread {
+    /// It came before the client records of a point it serves; it was
+    /// only hashed.
+    AfterRecords,
+    /// More of its requests disagree with their client records than keep
+    /// a full record ([`super::journal::FULL_RECORDS`]): the lines and
+    /// times its checks quote are read again.
+    Details,
+}
+
+impl Reread {
+    /// Why, in words.
+    pub fn why(self) -> String {
+        match self {
+            Reread::AfterRecords => {
+                "it comes before the client records it is judged against".into()
+            }
+            Reread::Details => format!(
+                "for the lines and times its checks quote: the events of more than {} of a point's requests disagree with their client records",
+                super::journal::FULL_RECORDS
+            ),
+        }
+    }
 }
 
 /// Hashes what is read through it and, for a file that is not a declared
@@ -252,7 +279,7 @@ impl<'a> Collector<'a> {
 
     /// The collector of a reader that can read the files again (a bundle,
     /// v1.1, issue 23): a journal offered before the client records of a
-    /// point it serves is not read but left for [`Collector::read_deferred`],
+    /// point it serves is not read but left for [`Collector::reread`],
     /// once the records are in, so that its events are judged against them
     /// as they stream instead of kept per request id. It is hashed as
     /// usual.
@@ -261,24 +288,54 @@ impl<'a> Collector<'a> {
         self
     }
 
-    /// The journals left for a second reading, in the order they came.
-    pub fn deferred(&self) -> &[String] {
-        &self.deferred
+    /// The journals to read again ([`Collector::reread`]), in the order
+    /// they came, and why; taken, so that a reading can ask for another.
+    pub fn take_deferred(&mut self) -> Vec<(String, Reread)> {
+        std::mem::take(&mut self.deferred)
     }
 
-    /// Reads journal `rel` left for now by [`Collector::deferring_journals`]:
-    /// its events, as [`Collector::visit`] would have read them had it come
-    /// after the records. Its digest is the first reading's.
-    pub fn read_deferred(&mut self, rel: &str, content: &mut dyn Read) -> io::Result<()> {
-        if !self.deferred.iter().any(|d| d == rel) {
-            return io::copy(content, &mut io::sink()).map(drop);
+    /// Journal `rel` could not be opened again (`what`): it is malformed,
+    /// so that its checks fail rather than quote what was not read.
+    pub fn not_read_again(&mut self, rel: &str, what: &str) {
+        if let Some(s) = self.out.journals.get_mut(rel) {
+            s.problems
+                .push(format!("{rel}: could not be read again ({what}); verify a run directory that is not being written"));
         }
+    }
+
+    /// Reads journal `rel` again, for `why`. Its digest is the first
+    /// reading's: other bytes make the journal malformed (a problem of its
+    /// own, so that its checks fail), whatever the reader underneath says.
+    pub fn reread(&mut self, rel: &str, why: Reread, content: &mut dyn Read) -> io::Result<()> {
         self.pending = None;
+        let mut r = HashingReader {
+            inner: content,
+            hasher: Some(Hasher::new()),
+            sniffer: None,
+        };
         let plan: &Plan = self.plan;
         if let Some(names) = plan.journals.get(rel) {
-            self.read_journal_entry(rel, names, content)?;
+            match why {
+                Reread::AfterRecords => self.read_journal_entry(rel, names, &mut r)?,
+                Reread::Details => {
+                    let tol = plan.q.clock_tolerance();
+                    let points = journal_points(plan, &self.out.clients, names);
+                    if let Some(s) = self.out.journals.get_mut(rel) {
+                        s.read_details(&mut r, rel, &points, tol)?;
+                    }
+                }
+            }
         }
-        io::copy(content, &mut io::sink()).map(drop)
+        io::copy(&mut r, &mut io::sink())?;
+        let digest = r.hasher.take().map(|h| h.finish().0);
+        if digest.is_some() && digest.as_ref() != self.out.hashes.get(rel) {
+            if let Some(s) = self.out.journals.get_mut(rel) {
+                s.problems.push(format!(
+                    "{rel}: its bytes changed between its two readings; verify a copy that is not being written"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The points `names` that a journal serves whose client records are
@@ -300,20 +357,8 @@ impl<'a> Collector<'a> {
         names: &[String],
         r: &mut dyn Read,
     ) -> io::Result<()> {
-        // v1.1 (issue 23): a point whose client records were read
-        // already, and are the ones its checks use (not derived from a
-        // source), has its events judged against them as they stream.
         let q = &self.plan.q;
-        let points: Vec<(&str, Option<&ClientSummary>)> = names
-            .iter()
-            .map(|name| {
-                let i = q.points.iter().position(|p| &p.name == name);
-                let read = i
-                    .filter(|&i| q.points[i].source.is_none())
-                    .and_then(|i| self.out.clients.get(&i));
-                (name.as_str(), read)
-            })
-            .collect();
+        let points = journal_points(self.plan, &self.out.clients, names);
         let declared = names
             .iter()
             .filter_map(|name| q.points.iter().find(|p| &p.name == name))
@@ -325,6 +370,9 @@ impl<'a> Collector<'a> {
             q.clock_tolerance(),
             journal_ids_to_read(declared),
         )?;
+        if s.needs_details() {
+            self.deferred.push((rel.to_string(), Reread::Details));
+        }
         self.out.journals.insert(rel.to_string(), s);
         Ok(())
     }
@@ -357,6 +405,11 @@ impl<'a> Collector<'a> {
     /// has the derived records' summary as its `clients` entry (the raw
     /// file is the evidence); the records file's own is in `records_read`.
     pub fn finish(mut self) -> Collected {
+        // A journal asked to be read again and was not: its checks must not
+        // quote what was not read (v1.1, issue 23).
+        for (rel, _) in self.take_deferred() {
+            self.not_read_again(&rel, "it was not read again");
+        }
         let derived = std::mem::take(&mut self.out.derived_clients);
         for (i, s) in derived {
             if let Some(read) = self.out.clients.insert(i, s) {
@@ -465,7 +518,7 @@ impl<'a> Collector<'a> {
         } else if let Some(names) = self.plan.journals.get(rel) {
             if self.defer_journals && self.awaiting_records(names) {
                 // Hashed below; read again once the records are in.
-                self.deferred.push(rel.to_string());
+                self.deferred.push((rel.to_string(), Reread::AfterRecords));
             } else {
                 self.read_journal_entry(rel, names, &mut r)?;
             }
@@ -541,6 +594,28 @@ impl<'a> Collector<'a> {
             self.out.hashes.insert(rel.to_string(), digest);
         }
     }
+}
+
+/// The points `names` a journal serves, each with its client records when
+/// they were read already and are the ones its checks use (not derived
+/// from a source): v1.1 (issue 23), their events are judged against them as
+/// they stream.
+fn journal_points<'p>(
+    plan: &'p Plan,
+    clients: &'p BTreeMap<usize, ClientSummary>,
+    names: &'p [String],
+) -> Vec<(&'p str, Option<&'p ClientSummary>)> {
+    let q = &plan.q;
+    names
+        .iter()
+        .map(|name| {
+            let i = q.points.iter().position(|p| &p.name == name);
+            let read = i
+                .filter(|&i| q.points[i].source.is_none())
+                .and_then(|i| clients.get(&i));
+            (name.as_str(), read)
+        })
+        .collect()
 }
 
 impl Collector<'_> {
@@ -724,6 +799,25 @@ pub fn collect_run_dir(
             }
             Err(u) => {
                 scan.unusable.insert(rel, u);
+            }
+        }
+    }
+    // A journal whose quoted failures must be read again (v1.1, issue 23):
+    // opened again, its bytes compared with the first reading's.
+    for (rel, why) in collector.take_deferred() {
+        match open_in_root(root, &rel)? {
+            Ok(mut f) => collector
+                .reread(&rel, why, &mut f)
+                .map_err(|source| RunDirError::Io {
+                    path: root.join(&rel),
+                    source,
+                })?,
+            Err(u) => {
+                let what = match u {
+                    Unusable::Missing => "it is gone".to_string(),
+                    Unusable::NotRegular(why) => why,
+                };
+                collector.not_read_again(&rel, &what);
             }
         }
     }

@@ -69,6 +69,13 @@ impl IdLimit {
     }
 }
 
+/// Requests of a point whose events disagree with their client records that
+/// keep the full record of their events (72 bytes each, v1.1, issue 23);
+/// past them, a request keeps only what decides its checks ([`Compact`],
+/// in its slot), and the lines and times the checks quote are read again
+/// from the journal ([`JournalSummary::read_details`]).
+pub const FULL_RECORDS: usize = 4096;
+
 /// The journal event proofpack reads as the router's first token.
 pub const FIRST_TOKEN_EVENT: &str = "first_token";
 
@@ -196,6 +203,152 @@ const FIRST_TOKEN: u8 = 2;
 /// The request's events disagreed with the client: they are in `promoted`,
 /// at the index the slot's `terminal_line` then holds.
 const PROMOTED: u8 = 4;
+/// With [`PROMOTED`]: past [`FULL_RECORDS`], the slot's `terminal_line`
+/// holds a packed [`Compact`], its `last_at` the time of the last event.
+const COMPACT: u8 = 8;
+
+/// What decides the checks of a request whose events disagree with its
+/// client record (`c`), without the lines and times they quote: each field
+/// is what [`Terminals`] would give the checks, as `point.rs` and
+/// [`timing_problem`] read it (a property test holds the two to the same
+/// outcomes).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Compact {
+    /// Terminal events: 0, 1, or 2 for two or more.
+    terminals: u8,
+    /// Status of the first terminal event.
+    status: Option<Status>,
+    /// `first_token` events: 0, 1, or 2 for two or more.
+    first_tokens: u8,
+    /// An event out of time order or after the terminal event.
+    disorder: bool,
+    /// An event before the client's send, beyond the tolerance.
+    early: bool,
+    /// The first `first_token` event beyond the tolerance of the client's
+    /// time, or the client has none.
+    first_token_off: bool,
+    /// The first terminal event beyond the tolerance of the client's
+    /// finish (when it has one).
+    finish_off: bool,
+}
+
+const STATUSES: [Status; 4] = [
+    Status::Ok,
+    Status::Error,
+    Status::Timeout,
+    Status::Cancelled,
+];
+
+impl Compact {
+    fn pack(self) -> u32 {
+        let status = self
+            .status
+            .and_then(|s| STATUSES.iter().position(|&x| x == s))
+            .map_or(0, |i| i as u32 + 1);
+        u32::from(self.terminals)
+            | status << 2
+            | u32::from(self.first_tokens) << 5
+            | u32::from(self.disorder) << 7
+            | u32::from(self.early) << 8
+            | u32::from(self.first_token_off) << 9
+            | u32::from(self.finish_off) << 10
+    }
+
+    fn unpack(v: u32) -> Compact {
+        let status = (v >> 2) & 7;
+        Compact {
+            terminals: (v & 3) as u8,
+            status: (status > 0).then(|| STATUSES[(status as usize - 1).min(3)]),
+            first_tokens: ((v >> 5) & 3) as u8,
+            disorder: v & 1 << 7 != 0,
+            early: v & 1 << 8 != 0,
+            first_token_off: v & 1 << 9 != 0,
+            finish_off: v & 1 << 10 != 0,
+        }
+    }
+
+    /// What a slot that agreed with `c` so far has shown.
+    fn agreeing(slot: &Slot, c: &ClientId) -> Compact {
+        let terminal = slot.terminal_line != 0;
+        Compact {
+            terminals: u8::from(terminal),
+            status: terminal.then_some(c.status),
+            first_tokens: u8::from(slot.flags & FIRST_TOKEN != 0),
+            ..Compact::default()
+        }
+    }
+
+    /// Takes one event, after `last_at` when `seen` (see [`Terminals::take`]).
+    #[allow(clippy::too_many_arguments)]
+    fn take(
+        &mut self,
+        c: &ClientId,
+        seen: bool,
+        last_at: f64,
+        at: f64,
+        kind: Kind,
+        status: Option<Status>,
+        tol: f64,
+    ) {
+        let after_terminal = self.terminals > 0 && kind != Kind::Terminal;
+        if seen && (at < last_at || after_terminal) {
+            self.disorder = true;
+        }
+        if at < c.sent_at - tol {
+            self.early = true;
+        }
+        match kind {
+            Kind::Terminal => {
+                if self.terminals == 0 {
+                    self.status = status;
+                    self.finish_off = c.finished_at().is_some_and(|fin| (fin - at).abs() > tol);
+                }
+                self.terminals = (self.terminals + 1).min(2);
+            }
+            Kind::FirstToken => {
+                if self.first_tokens == 0 {
+                    self.first_token_off =
+                        c.first_token_at().is_none_or(|ft| (ft - at).abs() > tol);
+                }
+                self.first_tokens = (self.first_tokens + 1).min(2);
+            }
+            Kind::Other => {}
+        }
+    }
+
+    /// A record of the events that the checks judge as they would judge
+    /// the request's full record (every outcome the same), but whose lines
+    /// and times are not the journal's: for a request whose failures are
+    /// counted, not quoted.
+    fn record(&self, c: &ClientId) -> Terminals {
+        Terminals {
+            count: u32::from(self.terminals),
+            first_tokens: u32::from(self.first_tokens),
+            status: self.status,
+            first_line: 1,
+            terminal_lines: [1, 1],
+            first_at_line: 1,
+            disorder: self.disorder.then_some(NonZeroU32::MIN),
+            first_at: if self.early {
+                f64::NEG_INFINITY
+            } else {
+                c.sent_at
+            },
+            last_at: c.sent_at,
+            terminal_time: if self.finish_off {
+                f64::INFINITY
+            } else {
+                c.finished_at().unwrap_or(c.sent_at)
+            },
+            first_token_time: match c.first_token_at() {
+                Some(_) if self.first_token_off => f64::INFINITY,
+                Some(ft) => ft,
+                None => c.sent_at,
+            },
+            first_token_line: 1,
+        }
+    }
+}
 
 impl Slot {
     /// Whether an event keeps the slot agreeing with client record `c`;
@@ -281,6 +434,15 @@ pub struct Judged {
     /// not a map by request: 72 bytes a request, where a map took about
     /// 250 while it grew).
     promoted: Vec<Terminals>,
+    /// How many of them keep their full record (see [`FULL_RECORDS`]).
+    full_records: usize,
+    /// Requests kept as [`Compact`].
+    compact: usize,
+    /// Whether [`JournalSummary::read_details`] read the journal again.
+    details_read: bool,
+    /// The full record of the compact requests whose failures the checks
+    /// quote, read again ([`JournalSummary::read_details`]), by their place.
+    details: HashMap<u32, Terminals>,
     /// Journal request ids without a client record, with their events, in
     /// the order of their first event.
     orphans: IdMap<Terminals>,
@@ -290,6 +452,13 @@ impl Judged {
     fn take(&mut self, k: usize, c: &ClientId, ev: (u32, f64, Kind, Option<Status>), tol: f64) {
         let (line, at, kind, status) = ev;
         let slot = &mut self.slots[k];
+        if slot.flags & COMPACT != 0 {
+            let mut m = Compact::unpack(slot.terminal_line);
+            m.take(c, true, slot.last_at, at, kind, status, tol);
+            slot.terminal_line = m.pack();
+            slot.last_at = at;
+            return;
+        }
         if slot.flags & PROMOTED != 0 {
             if let Some(t) = self.promoted.get_mut(slot.terminal_line as usize) {
                 t.take(line, at, kind, status);
@@ -298,6 +467,20 @@ impl Judged {
         }
         let before = *slot;
         if slot.agrees(c, line, at, kind, status, tol) {
+            return;
+        }
+        if self.promoted.len() >= self.full_records {
+            let seen = before.flags & SEEN != 0;
+            let mut m = if seen {
+                Compact::agreeing(&before, c)
+            } else {
+                Compact::default()
+            };
+            m.take(c, seen, before.last_at, at, kind, status, tol);
+            slot.flags |= PROMOTED | COMPACT | SEEN;
+            slot.terminal_line = m.pack();
+            slot.last_at = at;
+            self.compact += 1;
             return;
         }
         let mut t = if before.flags & SEEN != 0 {
@@ -338,7 +521,14 @@ impl PointEvents {
             PointEvents::Kept(map) => map.get(rid).cloned(),
             PointEvents::Judged(j) => {
                 let slot = j.slots.get(k)?;
-                if slot.flags & PROMOTED != 0 {
+                if slot.flags & COMPACT != 0 {
+                    Some(
+                        j.details
+                            .get(&(k as u32))
+                            .cloned()
+                            .unwrap_or_else(|| Compact::unpack(slot.terminal_line).record(c)),
+                    )
+                } else if slot.flags & PROMOTED != 0 {
                     j.promoted(slot).cloned()
                 } else if slot.flags & SEEN != 0 {
                     Some(slot.terminals(c))
@@ -376,7 +566,10 @@ impl PointEvents {
                     .iter()
                     .zip(client.ids.values())
                     .filter_map(move |(slot, c)| {
-                        if slot.flags & PROMOTED != 0 {
+                        if slot.flags & COMPACT != 0 {
+                            let m = Compact::unpack(slot.terminal_line);
+                            (m.terminals > 0).then_some(m.status)
+                        } else if slot.flags & PROMOTED != 0 {
                             j.promoted(slot).and_then(of)
                         } else {
                             (slot.terminal_line != 0).then_some(Some(c.status))
@@ -402,6 +595,119 @@ pub struct JournalSummary {
     pub undeclared: std::collections::BTreeMap<String, (u64, u32)>,
 }
 
+/// What the checks find of one client request: no exactly-one terminal
+/// event, a terminal status other than the client's, times the journal
+/// does not witness (as `point.rs` decides them).
+pub(crate) fn failures(c: &ClientId, t: Option<&Terminals>, tol: f64) -> [bool; 3] {
+    [
+        t.is_none_or(|t| t.count != 1),
+        t.is_some_and(|t| t.count == 1 && t.status != Some(c.status)),
+        t.is_some_and(|t| timing_problem(c, t, tol).is_some()),
+    ]
+}
+
+impl JournalSummary {
+    /// True when a point keeps requests as [`Compact`] whose quoted lines
+    /// and times must be read again ([`JournalSummary::read_details`]); a
+    /// malformed journal's checks quote none.
+    pub fn needs_details(&self) -> bool {
+        self.problems.is_empty()
+            && self
+                .points
+                .values()
+                .any(|p| matches!(p, PointEvents::Judged(j) if j.compact > 0 && !j.details_read))
+    }
+
+    /// Reads the journal again (the same bytes: the caller makes sure) for
+    /// the full record of each compact request whose failures the checks
+    /// quote: the first [`super::records::MAX_QUOTED`] requests of each kind
+    /// of failure, in the client's order. `points` as for [`read_journal`].
+    pub fn read_details(
+        &mut self,
+        r: &mut dyn Read,
+        file: &str,
+        points: &[(&str, Option<&ClientSummary>)],
+        tol: f64,
+    ) -> io::Result<()> {
+        if !self.needs_details() {
+            return Ok(());
+        }
+        // Which compact requests are quoted, per point.
+        let mut wanted: HashMap<&str, (&ClientSummary, std::collections::HashSet<u32>)> =
+            HashMap::new();
+        for &(name, client) in points {
+            let (Some(client), Some(PointEvents::Judged(j))) = (client, self.points.get(name))
+            else {
+                continue;
+            };
+            if j.compact == 0 {
+                continue;
+            }
+            let events = &self.points[name];
+            let mut quoted = [0usize; 3];
+            let mut set = std::collections::HashSet::new();
+            for (k, (rid, c)) in client.ids.iter().enumerate() {
+                if quoted.iter().all(|&n| n >= super::records::MAX_QUOTED) {
+                    break;
+                }
+                let t = events.of(k, rid, c);
+                let mut needed = false;
+                for (n, failed) in quoted.iter_mut().zip(failures(c, t.as_ref(), tol)) {
+                    if failed && *n < super::records::MAX_QUOTED {
+                        *n += 1;
+                        needed = true;
+                    }
+                }
+                if needed && j.slots[k].flags & COMPACT != 0 {
+                    set.insert(k as u32);
+                }
+            }
+            if !set.is_empty() {
+                wanted.insert(name, (client, set));
+            }
+        }
+        let mut details: HashMap<&str, HashMap<u32, Terminals>> = HashMap::new();
+        let mut ignored = Problems::default();
+        for_each_line(r, file, &mut ignored, |line, text| {
+            let Ok(ev) = serde_json::from_str::<JournalEvent>(text) else {
+                return;
+            };
+            if ev.validate().is_err() || !ev.at.is_finite() {
+                return;
+            }
+            let Some((client, set)) = wanted.get(&*ev.point) else {
+                return;
+            };
+            let Some((k, _)) = client.ids.entry_of(&ev.request_id) else {
+                return;
+            };
+            if set.contains(&(k as u32)) {
+                let name: &str = points
+                    .iter()
+                    .find(|p| p.0 == &*ev.point)
+                    .map_or("", |p| p.0);
+                details
+                    .entry(name)
+                    .or_default()
+                    .entry(k as u32)
+                    .or_default()
+                    .take(line, ev.at, Kind::of(&ev.event), ev.status);
+            }
+        })?;
+        for (name, d) in details {
+            if let Some(PointEvents::Judged(j)) = self.points.get_mut(name) {
+                j.details = d;
+            }
+        }
+        for p in self.points.values_mut() {
+            if let PointEvents::Judged(j) = p {
+                j.details_read = true;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Streams a router journal. `points` are the points that name it, each
 /// with its client records when they were read before the journal (and are
 /// the ones the checks use), to judge its events against at once; events of
@@ -424,6 +730,19 @@ pub fn read_journal_limited(
     tol: f64,
     limit: IdLimit,
 ) -> io::Result<JournalSummary> {
+    read_journal_with(r, file, points, tol, limit, FULL_RECORDS)
+}
+
+/// [`read_journal_limited`] keeping the full record of at most
+/// `full_records` disagreeing requests per point (see [`FULL_RECORDS`]).
+pub fn read_journal_with(
+    r: &mut dyn Read,
+    file: &str,
+    points: &[(&str, Option<&ClientSummary>)],
+    tol: f64,
+    limit: IdLimit,
+    full_records: usize,
+) -> io::Result<JournalSummary> {
     let max_requests = limit.max();
     let mut stopped = false;
     let mut requests = 0u64;
@@ -434,6 +753,7 @@ pub fn read_journal_limited(
         .map(|(_, client)| match client {
             Some(c) => PointEvents::Judged(Judged {
                 slots: vec![Slot::default(); c.ids.len()],
+                full_records,
                 ..Judged::default()
             }),
             None => PointEvents::Kept(IdMap::new()),
@@ -522,4 +842,52 @@ pub fn read_journal_limited(
         .zip(kept)
         .collect();
     Ok(s)
+}
+
+/// Why the journal does not witness a client record's times, if it does not.
+pub fn timing_problem(c: &ClientId, t: &Terminals, tol: f64) -> Option<String> {
+    if let Some(line) = t.disorder {
+        return Some(format!(
+            "its events are not in time order (line {line} is earlier than the event before it, or follows the terminal event)"
+        ));
+    }
+    let first = t.first_at;
+    if first < c.sent_at - tol {
+        return Some(format!(
+            "the journal saw it at {first:.6} (line {}), {:.3} s before the client says it was sent ({:.6})",
+            t.first_at_line,
+            c.sent_at - first,
+            c.sent_at
+        ));
+    }
+    match (c.first_token_at(), t.first_token(), t.first_tokens) {
+        (_, _, n) if n > 1 => return Some(format!("{n} first_token events")),
+        (Some(ft), None, _) => {
+            return Some(format!(
+                "the client has first_token_at {ft:.6} but the journal has no first_token event"
+            ))
+        }
+        (None, Some((at, line)), _) => {
+            return Some(format!(
+                "the journal has a first_token event at {at:.6} (line {line}) but the client has first_token_at null"
+            ))
+        }
+        (Some(ft), Some((at, line)), _) if (ft - at).abs() > tol => {
+            return Some(format!(
+                "first token at {ft:.6} by the client, {at:.6} by the journal (line {line}): {:+.3} s apart",
+                ft - at
+            ))
+        }
+        _ => {}
+    }
+    if let (Some(fin), Some(at)) = (c.finished_at(), t.terminal_at()) {
+        if (fin - at).abs() > tol {
+            return Some(format!(
+                "finished at {fin:.6} by the client, terminal event at {at:.6} (line {}): {:+.3} s apart",
+                t.terminal_lines[0],
+                fin - at
+            ));
+        }
+    }
+    None
 }

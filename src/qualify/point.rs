@@ -7,10 +7,10 @@ use serde_json::json;
 
 use super::context::Run;
 use super::idmap::IdMap;
-use super::journal::{JournalSummary, PointEvents, Terminals};
+use super::journal::{timing_problem, JournalSummary, PointEvents};
 use super::metrics::PointMetrics;
 use super::plan::{rate_tolerance, Arrival, PlanFacts};
-use super::records::{self, ClientSummary, Problems};
+use super::records::{ClientSummary, Problems};
 use super::schema::{self, Claim, Qualification, Status, MIN_SIGNIFICANT_DIGITS};
 use crate::report::{Check, Reason, Report};
 
@@ -345,15 +345,28 @@ fn journal_checks(
             journal
         ));
     }
-    if !j.problems.is_empty() {
-        let why = format!(
-            "{} has {} malformed line(s): {}",
-            journal,
-            j.problems.count,
-            j.problems.summary()
-        );
+    if !j.problems.is_empty() || j.needs_details() {
+        let why = if j.problems.is_empty() {
+            // Never so through `verify`, which reads it again (v1.1).
+            format!("{journal}: the lines and times its failures quote were not read again")
+        } else {
+            format!(
+                "{} has {} malformed line(s): {}",
+                journal,
+                j.problems.count,
+                j.problems.summary()
+            )
+        };
         report.push(Check::fail(id("journal.terminal"), why));
-        let why = format!("{} is malformed (see {})", journal, id("journal.terminal"));
+        let why = if j.problems.is_empty() {
+            format!(
+                "{} was not read again (see {})",
+                journal,
+                id("journal.terminal")
+            )
+        } else {
+            format!("{} is malformed (see {})", journal, id("journal.terminal"))
+        };
         for n in ["journal.orphans", "status", "journal.timing"] {
             report.push(Check::not_checkable_by(id(n), id("journal.terminal"), &why));
         }
@@ -420,54 +433,6 @@ fn journal_checks(
             ),
         )
     });
-}
-
-/// Why the journal does not witness a client record's times, if it does not.
-fn timing_problem(c: &records::ClientId, t: &Terminals, tol: f64) -> Option<String> {
-    if let Some(line) = t.disorder {
-        return Some(format!(
-            "its events are not in time order (line {line} is earlier than the event before it, or follows the terminal event)"
-        ));
-    }
-    let first = t.first_at;
-    if first < c.sent_at - tol {
-        return Some(format!(
-            "the journal saw it at {first:.6} (line {}), {:.3} s before the client says it was sent ({:.6})",
-            t.first_at_line,
-            c.sent_at - first,
-            c.sent_at
-        ));
-    }
-    match (c.first_token_at(), t.first_token(), t.first_tokens) {
-        (_, _, n) if n > 1 => return Some(format!("{n} first_token events")),
-        (Some(ft), None, _) => {
-            return Some(format!(
-                "the client has first_token_at {ft:.6} but the journal has no first_token event"
-            ))
-        }
-        (None, Some((at, line)), _) => {
-            return Some(format!(
-                "the journal has a first_token event at {at:.6} (line {line}) but the client has first_token_at null"
-            ))
-        }
-        (Some(ft), Some((at, line)), _) if (ft - at).abs() > tol => {
-            return Some(format!(
-                "first token at {ft:.6} by the client, {at:.6} by the journal (line {line}): {:+.3} s apart",
-                ft - at
-            ))
-        }
-        _ => {}
-    }
-    if let (Some(fin), Some(at)) = (c.finished_at(), t.terminal_at()) {
-        if (fin - at).abs() > tol {
-            return Some(format!(
-                "finished at {fin:.6} by the client, terminal event at {at:.6} (line {}): {:+.3} s apart",
-                t.terminal_lines[0],
-                fin - at
-            ));
-        }
-    }
-    None
 }
 
 /// The claims of a point whose client records cannot be read, each not
@@ -629,7 +594,8 @@ fn format_tolerance(decimals: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qualify::journal::{read_journal_limited, IdLimit};
+    use crate::qualify::journal::{failures, read_journal_limited, read_journal_with, IdLimit};
+    use crate::qualify::records;
     use proptest::prelude::*;
 
     /// A client record line (statuses other than ok may lack times).
@@ -708,6 +674,29 @@ mod tests {
             prop_assert!(matches!(judged.points["p"], PointEvents::Judged(_)));
             prop_assert_eq!(kept.events, judged.events);
             prop_assert_eq!(checks_of(&client, &kept, tol), checks_of(&client, &judged, tol));
+            // Past the full records (none, or one), a disagreeing request
+            // keeps only what decides its checks: every request fails the
+            // same checks from that alone, and once the quoted requests are
+            // read again, the checks are the same word for word.
+            for full in [0, 1] {
+                let mut compact = read_journal_with(&mut j.as_bytes(), "j.jsonl", &[("p", Some(&client))], tol, limit, full).unwrap();
+                for (k, (rid, c)) in client.ids.iter().enumerate() {
+                    prop_assert_eq!(
+                        failures(c, kept.points["p"].of(k, rid, c).as_ref(), tol),
+                        failures(c, compact.points["p"].of(k, rid, c).as_ref(), tol),
+                        "request {}", rid
+                    );
+                }
+                if compact.needs_details() {
+                    // Unread, the lines and times are not quoted: the
+                    // journal's checks fail instead.
+                    let (r, _) = checks_of(&client, &compact, tol);
+                    prop_assert_eq!(r.get("point:p.journal.terminal").map(|c| c.outcome.clone()), Some(crate::report::Outcome::Fail));
+                }
+                compact.read_details(&mut j.as_bytes(), "j.jsonl", &[("p", Some(&client))], tol).unwrap();
+                prop_assert!(!compact.needs_details());
+                prop_assert_eq!(checks_of(&client, &kept, tol), checks_of(&client, &compact, tol));
+            }
         }
     }
 
