@@ -15,19 +15,20 @@ use serde_json::Value;
 const N: u64 = 5000;
 const CLIENT: &str = "benchmark/rate-1/client.jsonl";
 
-#[test]
-fn past_the_full_records_the_quoted_failures_name_the_journals_lines() {
+/// Two terminal events get a status the client does not have.
+const FORGED_STATUS: [&str; 2] = ["rate-1-000003", "rate-1-000007"];
+
+/// One point of `N` requests whose journal is backwards: every request's
+/// terminal event first, so the event after it is out of order (a failure
+/// of every request), and the requests that keep a full record (the first
+/// in the journal) are the last of the client's; and `FORGED_STATUS`.
+fn every_request_disagrees() -> Case {
     let c = fresh_with(&gen::Params {
         requests: N,
         points: vec![("rate-1".into(), 1.0)],
         ..Default::default()
     });
-    // The journal backwards: every request's terminal event first, so the
-    // event after it is out of order (a failure of every request), and the
-    // requests that keep a full record (the first in the journal) are the
-    // last of the client's. Two terminal events get a status the client
-    // does not have.
-    let forged_status = ["rate-1-000003", "rate-1-000007"];
+    let forged_status = FORGED_STATUS;
     c.edit_lines(J, |l| {
         l.reverse();
         for line in l.iter_mut() {
@@ -40,6 +41,13 @@ fn past_the_full_records_the_quoted_failures_name_the_journals_lines() {
             }
         }
     });
+    c
+}
+
+#[test]
+fn past_the_full_records_the_quoted_failures_name_the_journals_lines() {
+    let c = every_request_disagrees();
+    let forged_status = FORGED_STATUS;
     let journal = std::fs::read_to_string(c.path(J)).unwrap();
     // Per request id: the journal lines of its events, in file order.
     let mut lines: HashMap<String, Vec<usize>> = HashMap::new();
@@ -116,4 +124,61 @@ fn past_the_full_records_the_quoted_failures_name_the_journals_lines() {
             .collect()
     };
     assert_eq!(points(&bundle), points(&dir));
+}
+
+/// What is read again must be what was read: a journal whose bytes differ
+/// the second time, or that is not read again, fails its checks instead of
+/// quoting lines and times of other bytes (or none).
+#[test]
+fn a_journal_read_again_with_other_bytes_or_not_at_all_is_malformed() {
+    use proofpack::qualify::evidence::{Collector, Plan, Reread};
+    let c = every_request_disagrees();
+    let q = proofpack::qualify::schema::Qualification::parse(
+        &std::fs::read(c.path("qualification.json")).unwrap(),
+    )
+    .unwrap();
+    let plan = Plan::new(q, None, &[]);
+    let journal = std::fs::read(c.path(J)).unwrap();
+    let client = std::fs::read(c.path(CLIENT)).unwrap();
+    let first_reading = || {
+        let mut collector = Collector::new(&plan);
+        collector.visit(CLIENT, &mut &client[..]).unwrap();
+        collector.visit(J, &mut &journal[..]).unwrap();
+        collector
+    };
+    // Read again with one byte changed: malformed, said so.
+    let mut collector = first_reading();
+    let deferred = collector.take_deferred();
+    assert_eq!(deferred, vec![(J.to_string(), Reread::Details)]);
+    let mut other = journal.clone();
+    let at = other.len() - 3;
+    other[at] = if other[at] == b'1' { b'2' } else { b'1' };
+    collector
+        .reread(J, Reread::Details, &mut &other[..])
+        .unwrap();
+    let out = collector.finish();
+    let problems = &out.journals[J].problems;
+    assert!(
+        problems
+            .quoted
+            .iter()
+            .any(|p| p == &format!("{J}: its bytes changed between its two readings; verify a copy that is not being written")),
+        "{problems:?}"
+    );
+    // Not read again at all: malformed too.
+    let out = first_reading().finish();
+    let problems = &out.journals[J].problems;
+    assert!(
+        problems.quoted.iter().any(|p| p.starts_with(&format!(
+            "{J}: could not be read again (it was not read again)"
+        ))),
+        "{problems:?}"
+    );
+    // Read again with the same bytes: nothing to say.
+    let mut collector = first_reading();
+    collector.take_deferred();
+    collector
+        .reread(J, Reread::Details, &mut &journal[..])
+        .unwrap();
+    assert!(collector.finish().journals[J].problems.is_empty());
 }

@@ -66,6 +66,7 @@ pub mod published;
 pub mod records;
 pub mod run;
 pub mod rundir;
+pub mod rundir_files;
 pub mod schema;
 pub mod sniff;
 pub mod summary;
@@ -103,7 +104,7 @@ pub const QUALIFICATION_FILE: &str = "qualification.json";
 pub enum QualifyError {
     /// Reading the run directory failed.
     #[error(transparent)]
-    RunDir(#[from] evidence::RunDirError),
+    RunDir(#[from] rundir_files::RunDirError),
     /// The bundle could not be read (I/O), or its seal file could not be read.
     #[error(transparent)]
     Bundle(crate::bundle::BundleError),

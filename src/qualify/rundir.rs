@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::context::Run;
-use super::evidence::{self, collect_run_dir, open_in_root, Collector, Plan, Unusable};
+use super::evidence::{self, Collector, Plan};
 use super::run::{check_qualification, evaluate, unverifiable_rest, QUALIFICATION_INVALID};
+use super::rundir_files::{self, collect_run_dir, open_in_root, Unusable};
 use super::verdict::SealState;
 use super::{schema, Options, QualifyError, Source, Verification, QUALIFICATION_FILE};
 use crate::report::{Check, Reason, Report};
@@ -18,7 +19,7 @@ use crate::report::{Check, Reason, Report};
 fn read_qualification(root: &Path) -> Result<Result<Vec<u8>, String>, QualifyError> {
     Ok(match open_in_root(root, QUALIFICATION_FILE)? {
         Ok(f) => crate::capped::read_to_cap(f, schema::MAX_SMALL_FILE)
-            .map_err(|source| evidence::RunDirError::Io {
+            .map_err(|source| rundir_files::RunDirError::Io {
                 path: root.join(QUALIFICATION_FILE),
                 source,
             })?

@@ -10,14 +10,27 @@
 //! the client's, from that event on. Events of a point whose records come
 //! later are kept per request id until the checks, as before. Both give the
 //! same checks, word for word; a property test holds them to it.
+//!
+//! Past [`FULL_RECORDS`] disagreeing requests of a point, a request keeps
+//! only what decides its checks, in its slot (`compact.rs`), and the
+//! journal is read once more for the lines and times of the failures the
+//! checks quote ([`JournalSummary::read_details`]); unread, its checks fail.
+//! What a journal recorded of a request, and how the checks judge it
+//! against the client's record, is in `terminals.rs`.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
-use std::num::NonZeroU32;
+
+mod compact;
+mod terminals;
 
 use super::idmap::IdMap;
 use super::records::{for_each_line, ClientId, ClientSummary, Problems};
 use super::schema::{JournalEvent, Status};
+use compact::Compact;
+pub(crate) use terminals::failures;
+use terminals::Kind;
+pub use terminals::{timing_problem, Terminals, FIRST_TOKEN_EVENT};
 
 /// Distinct request ids one router journal may hold over all its points
 /// (v1.1): what the journal witnessed per id is kept. Events of ids already
@@ -71,116 +84,10 @@ impl IdLimit {
 
 /// Requests of a point whose events disagree with their client records that
 /// keep the full record of their events (72 bytes each, v1.1, issue 23);
-/// past them, a request keeps only what decides its checks ([`Compact`],
+/// past them, a request keeps only what decides its checks (`Compact`,
 /// in its slot), and the lines and times the checks quote are read again
 /// from the journal ([`JournalSummary::read_details`]).
 pub const FULL_RECORDS: usize = 4096;
-
-/// The journal event proofpack reads as the router's first token.
-pub const FIRST_TOKEN_EVENT: &str = "first_token";
-
-/// What an event is to the checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Terminal,
-    FirstToken,
-    Other,
-}
-
-impl Kind {
-    fn of(event: &str) -> Kind {
-        if event == JournalEvent::TERMINAL {
-            Kind::Terminal
-        } else if event == FIRST_TOKEN_EVENT {
-            Kind::FirstToken
-        } else {
-            Kind::Other
-        }
-    }
-}
-
-/// What the journal recorded of one request id: 72 bytes (v1.1, issue 23:
-/// times whose presence a count already says are plain `f64`, lines are
-/// `u32`, see [`super::records::MAX_LINES`]).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Terminals {
-    /// Number of terminal events.
-    pub count: u32,
-    /// Number of `first_token` events.
-    pub first_tokens: u32,
-    /// Status of the first terminal event.
-    pub status: Option<Status>,
-    /// Line of the first event for this id (0 before any). For a request
-    /// judged while streaming it only says that there was one (see
-    /// [`Slot::terminals`]): the requests named by it, those without a
-    /// client record, are never judged that way.
-    pub first_line: u32,
-    /// Lines of the first two terminal events.
-    pub terminal_lines: [u32; 2],
-    /// Line of the earliest event.
-    pub first_at_line: u32,
-    /// The first event out of time order (earlier than the one before it,
-    /// or after the terminal event), as its line.
-    pub disorder: Option<NonZeroU32>,
-    /// Earliest event time.
-    pub first_at: f64,
-    /// Time of the last event read (file order).
-    pub last_at: f64,
-    /// Time of the first terminal event (when `count > 0`).
-    terminal_time: f64,
-    /// Time and line of the first `first_token` event (when
-    /// `first_tokens > 0`).
-    first_token_time: f64,
-    first_token_line: u32,
-}
-
-impl Terminals {
-    /// Time of the first terminal event.
-    pub fn terminal_at(&self) -> Option<f64> {
-        (self.count > 0).then_some(self.terminal_time)
-    }
-    /// Time and line of the first `first_token` event.
-    pub fn first_token(&self) -> Option<(f64, u32)> {
-        (self.first_tokens > 0).then_some((self.first_token_time, self.first_token_line))
-    }
-
-    /// Takes one event (at `line`, `at` seconds) into account.
-    fn take(&mut self, line: u32, at: f64, kind: Kind, status: Option<Status>) {
-        let first_event = self.first_line == 0;
-        let after_terminal = self.count > 0 && kind != Kind::Terminal;
-        if self.disorder.is_none() && !first_event && (at < self.last_at || after_terminal) {
-            self.disorder = NonZeroU32::new(line);
-        }
-        self.last_at = at;
-        if first_event || at < self.first_at {
-            self.first_at = at;
-            self.first_at_line = line;
-        }
-        if first_event {
-            self.first_line = line;
-        }
-        match kind {
-            Kind::Terminal => {
-                self.count = self.count.saturating_add(1);
-                if self.count == 1 {
-                    self.status = status;
-                    self.terminal_time = at;
-                    self.terminal_lines[0] = line;
-                } else if self.count == 2 {
-                    self.terminal_lines[1] = line;
-                }
-            }
-            Kind::FirstToken => {
-                self.first_tokens = self.first_tokens.saturating_add(1);
-                if self.first_tokens == 1 {
-                    self.first_token_time = at;
-                    self.first_token_line = line;
-                }
-            }
-            Kind::Other => {}
-        }
-    }
-}
 
 /// What the journal has shown of one client request while every event
 /// agreed with the client's record: no event before the send
@@ -206,149 +113,6 @@ const PROMOTED: u8 = 4;
 /// With [`PROMOTED`]: past [`FULL_RECORDS`], the slot's `terminal_line`
 /// holds a packed [`Compact`], its `last_at` the time of the last event.
 const COMPACT: u8 = 8;
-
-/// What decides the checks of a request whose events disagree with its
-/// client record (`c`), without the lines and times they quote: each field
-/// is what [`Terminals`] would give the checks, as `point.rs` and
-/// [`timing_problem`] read it (a property test holds the two to the same
-/// outcomes).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Compact {
-    /// Terminal events: 0, 1, or 2 for two or more.
-    terminals: u8,
-    /// Status of the first terminal event.
-    status: Option<Status>,
-    /// `first_token` events: 0, 1, or 2 for two or more.
-    first_tokens: u8,
-    /// An event out of time order or after the terminal event.
-    disorder: bool,
-    /// An event before the client's send, beyond the tolerance.
-    early: bool,
-    /// The first `first_token` event beyond the tolerance of the client's
-    /// time, or the client has none.
-    first_token_off: bool,
-    /// The first terminal event beyond the tolerance of the client's
-    /// finish (when it has one).
-    finish_off: bool,
-}
-
-const STATUSES: [Status; 4] = [
-    Status::Ok,
-    Status::Error,
-    Status::Timeout,
-    Status::Cancelled,
-];
-
-impl Compact {
-    fn pack(self) -> u32 {
-        let status = self
-            .status
-            .and_then(|s| STATUSES.iter().position(|&x| x == s))
-            .map_or(0, |i| i as u32 + 1);
-        u32::from(self.terminals)
-            | status << 2
-            | u32::from(self.first_tokens) << 5
-            | u32::from(self.disorder) << 7
-            | u32::from(self.early) << 8
-            | u32::from(self.first_token_off) << 9
-            | u32::from(self.finish_off) << 10
-    }
-
-    fn unpack(v: u32) -> Compact {
-        let status = (v >> 2) & 7;
-        Compact {
-            terminals: (v & 3) as u8,
-            status: (status > 0).then(|| STATUSES[(status as usize - 1).min(3)]),
-            first_tokens: ((v >> 5) & 3) as u8,
-            disorder: v & 1 << 7 != 0,
-            early: v & 1 << 8 != 0,
-            first_token_off: v & 1 << 9 != 0,
-            finish_off: v & 1 << 10 != 0,
-        }
-    }
-
-    /// What a slot that agreed with `c` so far has shown.
-    fn agreeing(slot: &Slot, c: &ClientId) -> Compact {
-        let terminal = slot.terminal_line != 0;
-        Compact {
-            terminals: u8::from(terminal),
-            status: terminal.then_some(c.status),
-            first_tokens: u8::from(slot.flags & FIRST_TOKEN != 0),
-            ..Compact::default()
-        }
-    }
-
-    /// Takes one event, after `last_at` when `seen` (see [`Terminals::take`]).
-    #[allow(clippy::too_many_arguments)]
-    fn take(
-        &mut self,
-        c: &ClientId,
-        seen: bool,
-        last_at: f64,
-        at: f64,
-        kind: Kind,
-        status: Option<Status>,
-        tol: f64,
-    ) {
-        let after_terminal = self.terminals > 0 && kind != Kind::Terminal;
-        if seen && (at < last_at || after_terminal) {
-            self.disorder = true;
-        }
-        if at < c.sent_at - tol {
-            self.early = true;
-        }
-        match kind {
-            Kind::Terminal => {
-                if self.terminals == 0 {
-                    self.status = status;
-                    self.finish_off = c.finished_at().is_some_and(|fin| (fin - at).abs() > tol);
-                }
-                self.terminals = (self.terminals + 1).min(2);
-            }
-            Kind::FirstToken => {
-                if self.first_tokens == 0 {
-                    self.first_token_off =
-                        c.first_token_at().is_none_or(|ft| (ft - at).abs() > tol);
-                }
-                self.first_tokens = (self.first_tokens + 1).min(2);
-            }
-            Kind::Other => {}
-        }
-    }
-
-    /// A record of the events that the checks judge as they would judge
-    /// the request's full record (every outcome the same), but whose lines
-    /// and times are not the journal's: for a request whose failures are
-    /// counted, not quoted.
-    fn record(&self, c: &ClientId) -> Terminals {
-        Terminals {
-            count: u32::from(self.terminals),
-            first_tokens: u32::from(self.first_tokens),
-            status: self.status,
-            first_line: 1,
-            terminal_lines: [1, 1],
-            first_at_line: 1,
-            disorder: self.disorder.then_some(NonZeroU32::MIN),
-            first_at: if self.early {
-                f64::NEG_INFINITY
-            } else {
-                c.sent_at
-            },
-            last_at: c.sent_at,
-            terminal_time: if self.finish_off {
-                f64::INFINITY
-            } else {
-                c.finished_at().unwrap_or(c.sent_at)
-            },
-            first_token_time: match c.first_token_at() {
-                Some(_) if self.first_token_off => f64::INFINITY,
-                Some(ft) => ft,
-                None => c.sent_at,
-            },
-            first_token_line: 1,
-        }
-    }
-}
 
 impl Slot {
     /// Whether an event keeps the slot agreeing with client record `c`;
@@ -472,7 +236,11 @@ impl Judged {
         if self.promoted.len() >= self.full_records {
             let seen = before.flags & SEEN != 0;
             let mut m = if seen {
-                Compact::agreeing(&before, c)
+                Compact::agreeing(
+                    before.terminal_line != 0,
+                    before.flags & FIRST_TOKEN != 0,
+                    c,
+                )
             } else {
                 Compact::default()
             };
@@ -595,19 +363,8 @@ pub struct JournalSummary {
     pub undeclared: std::collections::BTreeMap<String, (u64, u32)>,
 }
 
-/// What the checks find of one client request: no exactly-one terminal
-/// event, a terminal status other than the client's, times the journal
-/// does not witness (as `point.rs` decides them).
-pub(crate) fn failures(c: &ClientId, t: Option<&Terminals>, tol: f64) -> [bool; 3] {
-    [
-        t.is_none_or(|t| t.count != 1),
-        t.is_some_and(|t| t.count == 1 && t.status != Some(c.status)),
-        t.is_some_and(|t| timing_problem(c, t, tol).is_some()),
-    ]
-}
-
 impl JournalSummary {
-    /// True when a point keeps requests as [`Compact`] whose quoted lines
+    /// True when a point keeps requests as `Compact` whose quoted lines
     /// and times must be read again ([`JournalSummary::read_details`]); a
     /// malformed journal's checks quote none.
     pub fn needs_details(&self) -> bool {
@@ -842,52 +599,4 @@ pub fn read_journal_with(
         .zip(kept)
         .collect();
     Ok(s)
-}
-
-/// Why the journal does not witness a client record's times, if it does not.
-pub fn timing_problem(c: &ClientId, t: &Terminals, tol: f64) -> Option<String> {
-    if let Some(line) = t.disorder {
-        return Some(format!(
-            "its events are not in time order (line {line} is earlier than the event before it, or follows the terminal event)"
-        ));
-    }
-    let first = t.first_at;
-    if first < c.sent_at - tol {
-        return Some(format!(
-            "the journal saw it at {first:.6} (line {}), {:.3} s before the client says it was sent ({:.6})",
-            t.first_at_line,
-            c.sent_at - first,
-            c.sent_at
-        ));
-    }
-    match (c.first_token_at(), t.first_token(), t.first_tokens) {
-        (_, _, n) if n > 1 => return Some(format!("{n} first_token events")),
-        (Some(ft), None, _) => {
-            return Some(format!(
-                "the client has first_token_at {ft:.6} but the journal has no first_token event"
-            ))
-        }
-        (None, Some((at, line)), _) => {
-            return Some(format!(
-                "the journal has a first_token event at {at:.6} (line {line}) but the client has first_token_at null"
-            ))
-        }
-        (Some(ft), Some((at, line)), _) if (ft - at).abs() > tol => {
-            return Some(format!(
-                "first token at {ft:.6} by the client, {at:.6} by the journal (line {line}): {:+.3} s apart",
-                ft - at
-            ))
-        }
-        _ => {}
-    }
-    if let (Some(fin), Some(at)) = (c.finished_at(), t.terminal_at()) {
-        if (fin - at).abs() > tol {
-            return Some(format!(
-                "finished at {fin:.6} by the client, terminal event at {at:.6} (line {}): {:+.3} s apart",
-                t.terminal_lines[0],
-                fin - at
-            ));
-        }
-    }
-    None
 }
