@@ -83,7 +83,7 @@ pub fn envelope(data: &[u8]) {
 /// file, a published claim, client records and router journal lines. Never
 /// panics; the readers of records only fail on I/O, which memory cannot give.
 pub fn qualification(data: &[u8]) {
-    use proofpack::qualify::journal::read_journal;
+    use proofpack::qualify::journal::{read_journal, read_journal_with, IdLimit};
     use proofpack::qualify::records::read_client_records;
     use proofpack::qualify::schema::{Claim, Pins, Qualification};
     let _ = Qualification::parse(data);
@@ -106,6 +106,23 @@ pub fn qualification(data: &[u8]) {
         1.0,
     )
     .expect("reading from memory cannot fail");
+    // Past no full records (v1.1): every disagreeing request kept compact,
+    // and the journal read again for what the checks quote.
+    let points = [("rate-1", Some(&summary))];
+    let mut r = data;
+    let mut j = read_journal_with(
+        &mut r,
+        "journal.jsonl",
+        &points,
+        1.0,
+        IdLimit::Fixed(1 << 20),
+        0,
+    )
+    .expect("reading from memory cannot fail");
+    let mut r = data;
+    j.read_details(&mut r, "journal.jsonl", &points, 1.0)
+        .expect("reading from memory cannot fail");
+    assert!(!j.needs_details());
     sniffer(data);
     // A host launch-check predicate (v1.1 fields validated after parsing).
     if let Ok(p) = serde_json::from_slice::<proofpack::fleet::HostCheckPredicate>(data) {
