@@ -389,9 +389,9 @@ impl JournalSummary {
         if !self.needs_details() {
             return Ok(());
         }
-        // Which compact requests are quoted, per point.
-        let mut wanted: HashMap<&str, (&ClientSummary, std::collections::HashSet<u32>)> =
-            HashMap::new();
+        // The compact requests whose failures are quoted, per point, each
+        // with the full record the second reading makes of it.
+        let mut wanted: HashMap<&str, (&ClientSummary, HashMap<u32, Terminals>)> = HashMap::new();
         for &(name, client) in points {
             let (Some(client), Some(PointEvents::Judged(j))) = (client, self.points.get(name))
             else {
@@ -402,7 +402,7 @@ impl JournalSummary {
             }
             let events = &self.points[name];
             let mut quoted = [0usize; 3];
-            let mut set = std::collections::HashSet::new();
+            let mut set = HashMap::new();
             for (k, (rid, c)) in client.ids.iter().enumerate() {
                 if quoted.iter().all(|&n| n >= super::records::MAX_QUOTED) {
                     break;
@@ -416,42 +416,32 @@ impl JournalSummary {
                     }
                 }
                 if needed && j.slots[k].flags & COMPACT != 0 {
-                    set.insert(k as u32);
+                    set.insert(k as u32, Terminals::default());
                 }
             }
             if !set.is_empty() {
                 wanted.insert(name, (client, set));
             }
         }
-        let mut details: HashMap<&str, HashMap<u32, Terminals>> = HashMap::new();
+        // The same bytes as the first reading: every line that reading took
+        // parses again; any other is skipped as it was.
         let mut ignored = Problems::default();
         for_each_line(r, file, &mut ignored, |line, text| {
-            let Ok(ev) = serde_json::from_str::<JournalEvent>(text) else {
+            let Ok(ev) = parse_event(text) else {
                 return;
             };
-            if ev.validate().is_err() || !ev.at.is_finite() {
-                return;
-            }
-            let Some((client, set)) = wanted.get(&*ev.point) else {
+            let Some((client, records)) = wanted.get_mut(&*ev.point) else {
                 return;
             };
-            let Some((k, _)) = client.ids.entry_of(&ev.request_id) else {
-                return;
-            };
-            if set.contains(&(k as u32)) {
-                let name: &str = points
-                    .iter()
-                    .find(|p| p.0 == &*ev.point)
-                    .map_or("", |p| p.0);
-                details
-                    .entry(name)
-                    .or_default()
-                    .entry(k as u32)
-                    .or_default()
-                    .take(line, ev.at, Kind::of(&ev.event), ev.status);
+            let record = client
+                .ids
+                .entry_of(&ev.request_id)
+                .and_then(|(k, _)| records.get_mut(&(k as u32)));
+            if let Some(t) = record {
+                t.take(line, ev.at, Kind::of(&ev.event), ev.status);
             }
         })?;
-        for (name, d) in details {
+        for (name, (_, d)) in wanted {
             if let Some(PointEvents::Judged(j)) = self.points.get_mut(name) {
                 j.details = d;
             }
@@ -463,6 +453,18 @@ impl JournalSummary {
         }
         Ok(())
     }
+}
+
+/// One journal line as an event the checks take, or why it is not one.
+/// One parse: the reader refuses a repeated key itself (v1.1).
+fn parse_event(text: &str) -> Result<JournalEvent<'_>, String> {
+    let ev: JournalEvent =
+        serde_json::from_str(text).map_err(|e| format!("invalid journal event: {e}"))?;
+    ev.validate().map_err(|e| e.to_string())?;
+    if !ev.at.is_finite() {
+        return Err("`at` is not a finite number".into());
+    }
+    Ok(ev)
 }
 
 /// Streams a router journal. `points` are the points that name it, each
@@ -523,22 +525,13 @@ pub fn read_journal_with(
         if stopped {
             return;
         }
-        // One parse: the reader refuses a repeated key itself (v1.1).
-        let ev: JournalEvent = match serde_json::from_str(text) {
+        let ev = match parse_event(text) {
             Ok(e) => e,
             Err(e) => {
-                problems.push(format!("{file}:{line}: invalid journal event: {e}"));
+                problems.push(format!("{file}:{line}: {e}"));
                 return;
             }
         };
-        if let Err(e) = ev.validate() {
-            problems.push(format!("{file}:{line}: {e}"));
-            return;
-        }
-        if !ev.at.is_finite() {
-            problems.push(format!("{file}:{line}: `at` is not a finite number"));
-            return;
-        }
         let Some(&pi) = index.get(&*ev.point) else {
             s.events += 1;
             if undeclared.len() < 1024 || undeclared.contains_key(&*ev.point) {
