@@ -8,7 +8,7 @@ use std::path::Path;
 use proofpack::adopt::derive::{derive, Params};
 use proofpack::adopt::journal::{events, parse_log};
 use proofpack::peers::results;
-use proofpack::qualify::schema::{ClientRecord, JournalEvent};
+use proofpack::run::qualification::{ClientRecord, JournalEvent};
 
 fn params(warmup: u64) -> Params {
     Params {

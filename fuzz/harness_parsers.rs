@@ -83,9 +83,9 @@ pub fn envelope(data: &[u8]) {
 /// file, a published claim, client records and router journal lines. Never
 /// panics; the readers of records only fail on I/O, which memory cannot give.
 pub fn qualification(data: &[u8]) {
-    use proofpack::qualify::journal::{read_journal, read_journal_with, IdLimit};
-    use proofpack::qualify::records::read_client_records;
-    use proofpack::qualify::schema::{Claim, Pins, Qualification};
+    use proofpack::run::journal::{read_journal, read_journal_with, IdLimit};
+    use proofpack::run::qualification::{Claim, Pins, Qualification};
+    use proofpack::run::records::read_client_records;
     let _ = Qualification::parse(data);
     let _ = Pins::parse(data, "fuzz");
     if let Ok(s) = std::str::from_utf8(data) {
@@ -133,7 +133,7 @@ pub fn qualification(data: &[u8]) {
 /// `run.undeclared`'s sniffer: the same answer however the bytes are
 /// chunked, and the answer of reading the input line by line.
 fn sniffer(data: &[u8]) {
-    use proofpack::qualify::sniff::{records_point, Found, RecordSniffer};
+    use proofpack::run::sniff::{records_point, Found, RecordSniffer};
     let mut whole = RecordSniffer::new();
     whole.feed(data);
     let whole = whole.finish();

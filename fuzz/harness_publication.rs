@@ -4,8 +4,8 @@
 //! (tests/publication_fuzz_corpus.rs).
 
 use proofpack::publication::Publication;
-use proofpack::qualify::published::{pins_from_publication, read_statement};
-use proofpack::qualify::schema::Pins;
+use proofpack::run::qualification::Pins;
+use proofpack::verify::checks::published::{pins_from_publication, read_statement};
 
 /// Parses the bytes as a write-up (lossily decoded: the file reader refuses
 /// non-UTF-8, the parser must survive anything). Invariants beyond "no panic,

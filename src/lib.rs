@@ -55,11 +55,12 @@ pub mod partition;
 pub mod peers;
 pub mod progress;
 pub mod publication;
-pub mod qualify;
 pub mod report;
+pub mod run;
 pub mod safetensors;
 pub mod strictjson;
 pub mod timefmt;
+pub mod verify;
 
 /// The tool name and version as written into seals and catalogs.
 pub const TOOL: &str = concat!("proofpack ", env!("CARGO_PKG_VERSION"));

@@ -207,8 +207,8 @@ fn claims_cross_check_against_the_peer_file() {
         .map(|(t, _)| t.as_f64().unwrap())
         .collect();
     ttfts.sort_by(f64::total_cmp);
-    let p50 = proofpack::qualify::metrics::percentile_sorted(&ttfts, 50.0).unwrap();
-    let p99 = proofpack::qualify::metrics::percentile_sorted(&ttfts, 99.0).unwrap();
+    let p50 = proofpack::run::metrics::percentile_sorted(&ttfts, 50.0).unwrap();
+    let p99 = proofpack::run::metrics::percentile_sorted(&ttfts, 99.0).unwrap();
     let rate = raw["request_throughput"].as_f64().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let q = tmp.path().join("qualification.json");

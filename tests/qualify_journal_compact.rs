@@ -131,9 +131,9 @@ fn past_the_full_records_the_quoted_failures_name_the_journals_lines() {
 /// quoting lines and times of other bytes (or none).
 #[test]
 fn a_journal_read_again_with_other_bytes_or_not_at_all_is_malformed() {
-    use proofpack::qualify::evidence::{Collector, Plan, Reread};
+    use proofpack::verify::evidence::collector::{Collector, Plan, Reread};
     let c = every_request_disagrees();
-    let q = proofpack::qualify::schema::Qualification::parse(
+    let q = proofpack::run::qualification::Qualification::parse(
         &std::fs::read(c.path("qualification.json")).unwrap(),
     )
     .unwrap();

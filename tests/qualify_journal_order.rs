@@ -14,9 +14,10 @@ use std::time::SystemTime;
 
 use proofpack::bundle::Limits;
 use proofpack::progress::Progress;
-use proofpack::qualify::bundled::verify_bundle_file;
-use proofpack::qualify::{Options, SealRequest};
 use proofpack::report::Outcome as Verdict;
+use proofpack::verify::inputs::Options;
+use proofpack::verify::source::bundle::verify_bundle_file;
+use proofpack::verify::source::bundle::SealRequest;
 use qualify_support::*;
 use serde_json::Value;
 

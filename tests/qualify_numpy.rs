@@ -9,7 +9,7 @@ mod gen;
 use std::path::PathBuf;
 use std::process::Command;
 
-use proofpack::qualify::metrics::{percentile, percentile_sorted};
+use proofpack::run::metrics::{percentile, percentile_sorted};
 use serde_json::Value;
 
 mod common;

@@ -17,8 +17,8 @@ use ed25519_dalek::{Signer, SigningKey};
 use proofpack::digest::Sha256Digest;
 use proofpack::manifest::{self, BuildOptions, Manifest};
 use proofpack::progress::NoProgress;
-use proofpack::qualify::metrics::MetricsAccumulator;
-use proofpack::qualify::schema::Status;
+use proofpack::run::metrics::MetricsAccumulator;
+use proofpack::run::qualification::Status;
 use serde_json::{json, Value};
 
 #[path = "evidence.rs"]

@@ -36,9 +36,9 @@ use crate::peers::errors::RequestError;
 use crate::peers::json::Scalar;
 use crate::peers::results::{parse_results, ResultObject, ResultsError};
 use crate::peers::{check_objects, Format};
-use crate::qualify::deriver::{Derived, RecordDeriver};
-use crate::qualify::records::MAX_CLIENT_RECORDS;
-use crate::qualify::schema::{Point, PointSource, Status, DERIVE_RULES};
+use crate::run::deriver::{Derived, RecordDeriver};
+use crate::run::qualification::{Point, PointSource, Status, DERIVE_RULES};
+use crate::run::records::MAX_CLIENT_RECORDS;
 
 /// What the derivation needs besides the file.
 #[derive(Debug, Clone, PartialEq)]

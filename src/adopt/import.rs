@@ -26,8 +26,8 @@ use crate::peers::detect;
 use crate::peers::json::Scalar;
 use crate::peers::results::{parse_results, ResultObject};
 use crate::publication::slug;
-use crate::qualify::plan::{Arrival, BenchmarkPlan};
-use crate::qualify::schema::{DERIVE_RULES, MAX_SMALL_FILE};
+use crate::run::qualification::{DERIVE_RULES, MAX_SMALL_FILE};
+use crate::verify::checks::plan::{Arrival, BenchmarkPlan};
 
 /// Largest result file imported (it is read whole, then kept in the run).
 pub const MAX_RESULT_FILE: u64 = 2 << 30;
@@ -203,11 +203,11 @@ pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, Ad
         .clone()
         .unwrap_or_else(|| format!("{}-", r.point));
     // An id is the prefix and an index of at most 20 digits (v1.1).
-    if prefix.len() + 20 > crate::qualify::schema::MAX_REQUEST_ID_BYTES {
+    if prefix.len() + 20 > crate::run::qualification::MAX_REQUEST_ID_BYTES {
         return Err(AdoptError::Usage(format!(
             "--request-id-prefix of {} bytes: the request ids would be longer than the {} bytes proofpack reads (a v1.1 limit)",
             prefix.len(),
-            crate::qualify::schema::MAX_REQUEST_ID_BYTES
+            crate::run::qualification::MAX_REQUEST_ID_BYTES
         )));
     }
     let params = Params {

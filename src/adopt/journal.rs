@@ -41,7 +41,7 @@ use super::import::MAX_RESULT_FILE;
 use super::runfile::{read_file, write_file, RunFile};
 use super::AdoptError;
 use crate::peers::results::parse_results;
-use crate::qualify::schema::MAX_ANCHOR_ADJUST_S;
+use crate::run::qualification::MAX_ANCHOR_ADJUST_S;
 use crate::strictjson::reject_duplicate_json_keys;
 
 /// What a journal import wrote.
@@ -196,14 +196,14 @@ pub fn parse_log(file: &Path, bytes: &[u8], prefix: &str) -> Result<ParsedLog, A
         }
         match read_line(file, n, t)? {
             None => log.without_id += 1,
-            Some(l) if l.id.len() > crate::qualify::schema::MAX_REQUEST_ID_BYTES => {
+            Some(l) if l.id.len() > crate::run::qualification::MAX_REQUEST_ID_BYTES => {
                 return Err(bad(
                     file,
                     n,
                     format!(
                         "a request id of {} bytes; proofpack reads ids of at most {} (a v1.1 limit)",
                         l.id.len(),
-                        crate::qualify::schema::MAX_REQUEST_ID_BYTES
+                        crate::run::qualification::MAX_REQUEST_ID_BYTES
                     ),
                 ))
             }

@@ -3,7 +3,7 @@
 //!
 //! A release manager holds a result file of `vllm bench serve
 //! --save-result --save-detailed` per point. This layer, above the
-//! qualification ([`crate::qualify`]) and the peer formats
+//! qualification ([`crate::verify`]) and the peer formats
 //! ([`crate::peers`]), turns that into a run directory that `seal` and
 //! `verify` take as they are:
 //! - [`scaffold`]: `run new` writes `qualification.json`, the benchmark

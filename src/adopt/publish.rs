@@ -1,6 +1,6 @@
 //! `publish`: the claims and the write-up, computed from the run.
 //!
-//! The run is verified first (`qualify::verify`, the record deriver
+//! The run is verified first (`verify::verify`, the record deriver
 //! included); a point whose records cannot be read, or do not derive from
 //! its result file, is refused. Each point's claims are its recomputed
 //! metrics written with four significant digits (at least the three the
@@ -29,9 +29,11 @@ use crate::digest::Sha256Digest;
 use crate::keys::{Role, TrustStore};
 use crate::progress::NoProgress;
 use crate::publication::slug;
-use crate::qualify::metrics::PointMetrics;
-use crate::qualify::schema::{Qualification, MAX_SMALL_FILE};
-use crate::qualify::{self, Inputs, PageContext};
+use crate::run::metrics::PointMetrics;
+use crate::run::qualification::{Qualification, MAX_SMALL_FILE};
+use crate::verify;
+use crate::verify::inputs::Inputs;
+use crate::verify::outcome::page::PageContext;
 
 /// What `publish` is told.
 #[derive(Default)]
@@ -364,7 +366,7 @@ pub fn publish(
         trust_required: false,
     };
     let v =
-        qualify::verify(root, &inputs, &NoProgress).map_err(|e| AdoptError::Run(e.to_string()))?;
+        verify::verify(root, &inputs, &NoProgress).map_err(|e| AdoptError::Run(e.to_string()))?;
     let mut measured = Vec::new();
     let mut changed = false;
     for (i, p) in q.points.iter().enumerate() {

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::AdoptError;
-use crate::qualify::schema::{Qualification, MAX_SMALL_FILE};
-use crate::qualify::QUALIFICATION_FILE;
+use crate::run::qualification::QUALIFICATION_FILE;
+use crate::run::qualification::{Qualification, MAX_SMALL_FILE};
 
 /// `qualification.json` of a run directory, being edited.
 pub struct RunFile {

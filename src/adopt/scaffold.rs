@@ -23,9 +23,9 @@ use serde_json::{json, Value};
 use super::runfile::write_file;
 use super::AdoptError;
 use crate::manifest::validate_path;
-use crate::qualify::plan::{Arrival, BenchmarkPlan, PlanPoint};
-use crate::qualify::schema::{Slo, QUALIFICATION_SCHEMA};
-use crate::qualify::QUALIFICATION_FILE;
+use crate::run::qualification::QUALIFICATION_FILE;
+use crate::run::qualification::{Slo, QUALIFICATION_SCHEMA};
+use crate::verify::checks::plan::{Arrival, BenchmarkPlan, PlanPoint};
 
 /// Where the plan is kept in a run.
 pub const PLAN_FILE: &str = "inputs/benchmark-plan.json";
@@ -348,7 +348,7 @@ pub fn new_run(dir: &Path, r: &NewRun) -> Result<NewRunOutcome, AdoptError> {
     }
     let mut qbytes = serde_json::to_vec_pretty(&q).expect("JSON values serialise");
     qbytes.push(b'\n');
-    crate::qualify::schema::Qualification::parse(&qbytes).map_err(AdoptError::Usage)?;
+    crate::run::qualification::Qualification::parse(&qbytes).map_err(AdoptError::Usage)?;
     for p in &plan.points {
         validate_path(&format!("points/{}/client.jsonl", p.name))
             .map_err(|why| AdoptError::Usage(format!("point {:?}: {why}", p.name)))?;

@@ -8,7 +8,9 @@
 
 use super::writeup::Statement;
 use crate::publication::Publication;
-use crate::qualify::{self, Inputs, Verification};
+use crate::verify;
+use crate::verify::inputs::Inputs;
+use crate::verify::verification::Verification;
 
 fn list(rates: &[String]) -> String {
     match rates {
@@ -30,7 +32,9 @@ pub fn candidates(v: &Verification) -> Vec<Statement> {
     };
     let mut out = Vec::new();
     if !v.rows.is_empty() && v.rows.len() == q.points.len() {
-        let sum = |f: &dyn Fn(&crate::qualify::PointRow) -> u64| v.rows.iter().map(f).sum::<u64>();
+        let sum = |f: &dyn Fn(&crate::verify::outcome::table::PointRow) -> u64| {
+            v.rows.iter().map(f).sum::<u64>()
+        };
         out.push(Statement {
             stem: "All points completed ",
             text: format!(
@@ -43,7 +47,7 @@ pub fn candidates(v: &Verification) -> Vec<Statement> {
             ),
         });
     }
-    let same = |f: &dyn Fn(&crate::qualify::schema::Point) -> u64| {
+    let same = |f: &dyn Fn(&crate::run::qualification::Point) -> u64| {
         let first = q.points.first().map(f)?;
         q.points.iter().all(|p| f(p) == first).then_some(first)
     };
@@ -107,7 +111,7 @@ pub fn holding(
         publication: Some(&p),
         ..*inputs
     };
-    let Ok(v) = qualify::verify(root, &inputs, &crate::progress::NoProgress) else {
+    let Ok(v) = verify::verify(root, &inputs, &crate::progress::NoProgress) else {
         return Vec::new();
     };
     let passed: Vec<&str> = v

@@ -55,7 +55,7 @@ pub enum BagError {
     Bundle(#[from] crate::bundle::BundleError),
     /// The run verification could not run.
     #[error(transparent)]
-    Qualify(#[from] crate::qualify::QualifyError),
+    Qualify(#[from] crate::verify::verification::VerifyError),
     /// An I/O operation on a path failed.
     #[error("{}: {source}", path.display())]
     Io {

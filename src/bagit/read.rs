@@ -30,8 +30,9 @@ use crate::digest::Sha256Digest;
 use crate::keys::TrustStore;
 use crate::manifest::{Entry, Manifest};
 use crate::progress::Progress;
-use crate::qualify::{self, Verification};
 use crate::report::Check;
+use crate::verify;
+use crate::verify::verification::Verification;
 
 use super::{io, BagError, BAG_INFO, DATA_DIR, MANIFEST_SHA256, MAX_TAG_FILE, SEAL_TAG_FILE};
 
@@ -45,14 +46,14 @@ pub fn is_bag(dir: &Path) -> bool {
 
 /// `verify TARGET`: a bag when `TARGET` is a directory holding
 /// `bagit.txt` (its own checks first, then `data/` as the run directory,
-/// one verdict over both), else [`qualify::verify`] of the target itself.
+/// one verdict over both), else [`verify::verify`] of the target itself.
 pub fn verify(
     target: &Path,
-    inputs: &qualify::Inputs<'_>,
+    inputs: &verify::Inputs<'_>,
     progress: &dyn Progress,
 ) -> Result<Verification, BagError> {
     if !target.is_dir() || !is_bag(target) {
-        return Ok(qualify::verify(target, inputs, progress)?);
+        return Ok(verify::verify(target, inputs, progress)?);
     }
     let checks = check_bag(target, inputs.trust)?;
     let data = target.join(DATA_DIR);
@@ -61,11 +62,11 @@ pub fn verify(
             path: target.to_path_buf(),
         });
     }
-    let outer = qualify::Outer {
+    let outer = verify::Outer {
         target: target.display().to_string(),
         checks,
     };
-    Ok(qualify::verify_with(&data, inputs, progress, Some(outer))?)
+    Ok(verify::verify_with(&data, inputs, progress, Some(outer))?)
 }
 
 fn read_tag(path: &Path) -> Result<Option<Vec<u8>>, BagError> {

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use proofpack::publication::Publication;
-use proofpack::qualify::published::pins_from_publication;
-use proofpack::qualify::schema::Pins;
 use proofpack::report::EXIT_OK;
+use proofpack::run::qualification::Pins;
+use proofpack::verify::checks::published::pins_from_publication;
 
 use super::Ui;
 

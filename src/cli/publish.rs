@@ -7,8 +7,8 @@ use proofpack::adopt::publish::{publish, PublishRequest};
 use proofpack::digest::Sha256Digest;
 use proofpack::keys::TrustStore;
 use proofpack::publication::MAX_PUBLICATION_BYTES;
-use proofpack::qualify::schema::MAX_SMALL_FILE;
 use proofpack::report::EXIT_OK;
+use proofpack::run::qualification::MAX_SMALL_FILE;
 
 use super::Ui;
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use proofpack::peers::{self, claims, inferencex, Format};
-use proofpack::qualify::schema::{Qualification, MAX_SMALL_FILE};
+use proofpack::run::qualification::{Qualification, MAX_SMALL_FILE};
 
 use super::junit::JunitArgs;
 use super::Ui;

@@ -9,7 +9,8 @@ use ed25519_dalek::SigningKey;
 use proofpack::attest::{self, VsaSummary};
 use proofpack::digest::Sha256Digest;
 use proofpack::keys;
-use proofpack::qualify::{Inputs, Verification};
+use proofpack::verify::inputs::Inputs;
+use proofpack::verify::verification::Verification;
 
 use super::Ui;
 

@@ -18,8 +18,8 @@ use serde_json::json;
 
 use super::results::ResultObject;
 use super::serving::{Family, Recomputed};
-use crate::qualify::schema::{Claim, Point};
 use crate::report::Check;
+use crate::run::qualification::{Claim, Point};
 
 fn claim_check(id: String, claim: &Claim, value: f64, source: &str) -> Check {
     let ok = claim.holds(value);

@@ -231,7 +231,7 @@ impl Case {
         for p in q["points"].as_array().unwrap() {
             let file = p["client_records"].as_str().unwrap();
             let bytes = std::fs::read(self.path(file)).unwrap();
-            let s = proofpack::qualify::records::read_client_records(
+            let s = proofpack::run::records::read_client_records(
                 &mut &bytes[..],
                 file,
                 p["name"].as_str().unwrap(),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use proofpack::digest::Sha256Digest;
-use proofpack::qualify::schema::MAX_SMALL_FILE;
+use proofpack::run::qualification::MAX_SMALL_FILE;
 
 use crate::cli::bundle_args::LimitArgs;
 use crate::cli::filekind::{read_as, Want};

@@ -3,8 +3,9 @@
 //! recomputed table.
 
 use proofpack::bundle::ENTRY_CHECK_PREFIX;
-use proofpack::qualify::{table, Verification};
 use proofpack::report::{Check, Kind};
+use proofpack::verify::outcome::table;
+use proofpack::verify::verification::Verification;
 
 use super::args::TableFormat;
 use crate::cli::{describe, Ui};

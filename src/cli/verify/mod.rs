@@ -1,13 +1,14 @@
 //! `verify`, the auditor's verb: loads the argument files, calls
-//! [`proofpack::qualify::verify`], prints the checklist or the report.
+//! [`proofpack::verify::verify`], prints the checklist or the report.
 
 mod args;
 mod checklist;
 
 use anyhow::{Context, Result};
 use proofpack::keys::TrustStore;
-use proofpack::qualify::schema::Pins;
-use proofpack::qualify::{Inputs, PageContext};
+use proofpack::run::qualification::Pins;
+use proofpack::verify::inputs::Inputs;
+use proofpack::verify::outcome::page::PageContext;
 
 pub use args::VerifyArgs;
 

@@ -1,0 +1,129 @@
+//! Client records derived from the benchmark client's own result file
+//! (v1.1, issue 24): `point:<name>.source` and `point:<name>.derived`.
+//!
+//! A point imported with `run import` names its source (a vLLM result file
+//! kept in the run) and the parameters of the derivation. `verify` derives
+//! the records again from the raw file and requires the run's client
+//! records file to equal them byte for byte, so that the bundle's records
+//! say exactly what the client wrote. The raw file is the primary
+//! evidence: the point's counts and metrics are recomputed from the
+//! records the raw file derives to (a changed TTFT in the raw file fails
+//! the claims it changes), and a records file that differs from them fails
+//! `.derived`, naming the first differing line.
+//!
+//! This layer states what must hold; how a result file becomes records is
+//! the adoption layer's (`adopt::derive`), reached through
+//! [`crate::run::deriver::RecordDeriver`] as engine attestations are reached through
+//! [`crate::verify::checks::attested::EngineAttestationVerifier`].
+
+use crate::report::{Check, Report};
+use crate::verify::evidence::context::Run;
+
+/// `point:<name>.source` and `point:<name>.derived` for point `i`, when it
+/// names a source.
+pub fn derived_checks(report: &mut Report, run: &Run<'_>, i: usize) {
+    let q = run.q();
+    let p = &q.points[i];
+    let Some(src) = &p.source else {
+        return;
+    };
+    let base = format!("point:{}", p.name);
+    let source_id = format!("{base}.source");
+    let derived_id = format!("{base}.derived");
+    let d = match (run.problem(&src.file), run.collected.derived.get(&i)) {
+        (Some(why), _) => {
+            report.push(Check::fail(&source_id, why));
+            report.push(Check::not_checkable_by(
+                &derived_id,
+                &source_id,
+                format!("the result file {} cannot be read", src.file),
+            ));
+            return;
+        }
+        (None, None) => {
+            report.push(Check::fail(
+                &source_id,
+                format!("{}: not in the run", src.file),
+            ));
+            report.push(Check::not_checkable_by(
+                &derived_id,
+                &source_id,
+                format!("the result file {} is not in the run", src.file),
+            ));
+            return;
+        }
+        (None, Some(Err(why))) => {
+            report.push(Check::fail(&source_id, why.clone()));
+            report.push(Check::not_checkable_by(
+                &derived_id,
+                &source_id,
+                format!("no client records can be derived from {}", src.file),
+            ));
+            return;
+        }
+        (None, Some(Ok(d))) => d,
+    };
+    report.push(match &d.consistency {
+        Ok(what) => Check::pass(&source_id, format!("{}: {what}", src.file)),
+        Err(what) => Check::fail(&source_id, format!("{}: {what}", src.file)),
+    });
+    let mut problems = Vec::new();
+    let records_digest = match run.problem(&p.client_records) {
+        Some(why) => {
+            problems.push(why);
+            None
+        }
+        None => run.collected.hashes.get(&p.client_records).copied(),
+    };
+    match records_digest {
+        Some(h) if h == d.digest => {}
+        Some(h) => problems.push(match &d.difference {
+            Some(diff) => format!(
+                "{} differs from the records derived from {} at line {}{}",
+                p.client_records,
+                src.file,
+                diff.line,
+                diff.request_id
+                    .as_ref()
+                    .map_or_else(String::new, |r| format!(" (request {r:?})"))
+            ),
+            None => format!(
+                "{} (SHA-256 {}) is not the records derived from {} (SHA-256 {})",
+                p.client_records,
+                h.to_hex(),
+                src.file,
+                d.digest.to_hex()
+            ),
+        }),
+        None if problems.is_empty() => {
+            problems.push(format!("{}: not in the run", p.client_records))
+        }
+        None => {}
+    }
+    match q.plan.as_ref().map(|f| (f, run.collected.hashes.get(f))) {
+        Some((_, Some(h))) if *h == src.plan_sha256 => {}
+        Some((f, Some(h))) => problems.push(format!(
+            "the point was imported under another benchmark plan (SHA-256 {}); {f} is now {}: the plan changed after the import",
+            src.plan_sha256.to_hex(),
+            h.to_hex()
+        )),
+        Some((f, None)) => problems.push(format!(
+            "the benchmark plan {f} the import was checked against is not in the run"
+        )),
+        None => problems.push(
+            "qualification.json names no benchmark plan, but the import was checked against one"
+                .into(),
+        ),
+    }
+    report.push(if problems.is_empty() {
+        Check::pass(
+            &derived_id,
+            format!(
+                "{} equals the {} records derived from {} by {} ({}); imported under the sealed benchmark plan",
+                p.client_records, d.count, src.file, src.rules, d.anchor
+            ),
+        )
+    } else {
+        Check::fail(&derived_id, problems.join("; "))
+    });
+}

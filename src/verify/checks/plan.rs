@@ -1,0 +1,618 @@
+//! The benchmark plan (v1.1): what the benchmark client was told to run,
+//! sealed with the run, against which the qualification's own declarations
+//! are checked.
+//!
+//! Without the plan, `qualification.json` alone says how many requests a
+//! point had, at what rate, with how many warmups: a publisher who drops
+//! three failed requests and declares 197 instead of 200 gets a consistent
+//! run. The plan is written before the run by the benchmark harness, so it
+//! is read leniently (fields proofpack does not use are ignored), but the
+//! fields it does use are strict: `points`, in order, each with `name`,
+//! `offered_rate`, `requests` and `warmup`; optionally `arrival`
+//! (`"poisson"`, the default; `"gamma"` with `burstiness`; `"constant"`)
+//! and `slo` (compared with the qualification's when present); and, v1.1,
+//! the files and revisions a write-up's rows are checked through:
+//! `workload` and `fleet` (paths in the run of the workload the client
+//! built its requests from and of the qualified fleet it ran against),
+//! `client.revision` and `router.revision` (40-hex commits).
+
+use serde_json::Value;
+
+use crate::report::{Check, Mark, Reason, Report};
+use crate::run::qualification::{Qualification, Slo};
+use crate::strictjson::reject_duplicate_json_keys;
+use crate::verify::evidence::context::Run;
+
+/// How requests were sent, which decides how far the measured send rate
+/// may stray from the offered rate by chance alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arrival {
+    /// Exponential gaps (the default of vLLM, SGLang and most harnesses).
+    Poisson,
+    /// Gamma-distributed gaps with this shape (vLLM's `--burstiness`; 1 is
+    /// Poisson, smaller is burstier).
+    Gamma {
+        /// The gamma shape parameter.
+        burstiness: f64,
+    },
+    /// Evenly spaced sends.
+    Constant,
+}
+
+impl Arrival {
+    /// Coefficient of variation of one gap between sends.
+    pub fn gap_cv(self) -> f64 {
+        match self {
+            Arrival::Poisson => 1.0,
+            Arrival::Gamma { burstiness } => 1.0 / burstiness.sqrt(),
+            Arrival::Constant => 0.0,
+        }
+    }
+
+    /// The name as written in a plan.
+    pub fn describe(self) -> String {
+        match self {
+            Arrival::Poisson => "poisson".into(),
+            Arrival::Gamma { burstiness } => format!("gamma (burstiness {burstiness})"),
+            Arrival::Constant => "constant".into(),
+        }
+    }
+}
+
+/// Standard errors of the measured send rate allowed by chance.
+pub const RATE_SIGMAS: f64 = 4.0;
+/// Relative tolerance of the send rate that no arrival process goes below
+/// (timer jitter and rounding of send times).
+pub const RATE_FLOOR: f64 = 0.01;
+
+/// The relative tolerance of the measured send rate of `n` measured
+/// requests: `RATE_SIGMAS * cv / sqrt(n - 1)`, at least [`RATE_FLOOR`].
+///
+/// With `n - 1` gaps of mean `1/rate` and coefficient of variation `cv`, the
+/// span of send times has a relative standard deviation of `cv / sqrt(n -
+/// 1)`, and so (to first order) has the measured rate `(n - 1) / span`.
+pub fn rate_tolerance(arrival: Arrival, n: u64) -> f64 {
+    let gaps = n.saturating_sub(1).max(1) as f64;
+    (RATE_SIGMAS * arrival.gap_cv() / gaps.sqrt()).max(RATE_FLOOR)
+}
+
+/// One point of the plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanPoint {
+    /// Point name.
+    pub name: String,
+    /// Offered rate, requests/s.
+    pub offered_rate: f64,
+    /// Measured requests.
+    pub requests: u64,
+    /// Warmup requests.
+    pub warmup: u64,
+    /// v1.1: the point's collector report (a path in the run), when named.
+    pub collector: Option<String>,
+}
+
+/// The fields of a benchmark plan that proofpack reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchmarkPlan {
+    /// Points in the order they were run.
+    pub points: Vec<PlanPoint>,
+    /// The arrival process.
+    pub arrival: Arrival,
+    /// The SLO the plan was written for, when it states one.
+    pub slo: Option<Slo>,
+    /// v1.1: the longest prompt of the workload, in tokens.
+    pub max_input_tokens: Option<u64>,
+    /// v1.1: the most output tokens a request was allowed (`max_tokens`).
+    pub max_output_tokens: Option<u64>,
+    /// v1.1: the workload file (a path in the run), when named.
+    pub workload: Option<String>,
+    /// v1.1: the qualified fleet file (a path in the run), when named.
+    pub fleet: Option<String>,
+    /// v1.1: the benchmark client's revision, when stated.
+    pub client_revision: Option<String>,
+    /// v1.1: the router's revision, when stated.
+    pub router_revision: Option<String>,
+    /// v1.1: the fleet as packaged, before the qualified copy was derived
+    /// from it (a path in the run), when named.
+    pub packaged_fleet: Option<String>,
+    /// v1.1: the preflight report (a path in the run), when named.
+    pub preflight: Option<String>,
+    /// v1.1: the options the benchmark client ran every point with
+    /// (`client.args`), when recorded.
+    pub client_args: Option<Vec<String>>,
+    /// v1.1: the direct probes' report (a path in the run), when named.
+    pub probes: Option<String>,
+    /// v1.1: the post-load check's report (a path in the run), when named.
+    pub post_load: Option<String>,
+    /// v1.1: earlier full checkpoint manifests (manifest records, paths in
+    /// the run), when named.
+    pub full_manifests: Vec<String>,
+}
+
+/// v1.1: `client.args`, a list of strings, when the plan records it.
+fn client_args(obj: &serde_json::Map<String, Value>) -> Result<Option<Vec<String>>, String> {
+    let Some(client) = obj.get("client") else {
+        return Ok(None);
+    };
+    match client.as_object().and_then(|c| c.get("args")) {
+        None => Ok(None),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("client.args must be strings, found {v}"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err(format!(
+            "client.args must be an array of strings, found {other}"
+        )),
+    }
+}
+
+/// v1.1: `full_manifests`, paths in the run.
+fn paths(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match obj.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(a)) => {
+            let mut out = Vec::new();
+            for (i, v) in a.iter().enumerate() {
+                let one = serde_json::Map::from_iter([(key.to_string(), v.clone())]);
+                out.extend(opt_path(&one, key).map_err(|e| format!("{e} (item {i})"))?);
+            }
+            Ok(out)
+        }
+        Some(other) => Err(format!("{key} must be an array of paths, found {other}")),
+    }
+}
+
+fn opt_path(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match obj.get(key) {
+        None => Ok(None),
+        Some(Value::String(s))
+            if !s.is_empty() && !s.starts_with('/') && !s.split('/').any(|c| c == "..") =>
+        {
+            Ok(Some(s.clone()))
+        }
+        Some(other) => Err(format!(
+            "{key} must name a file of the run (a relative path), found {other}"
+        )),
+    }
+}
+
+fn opt_revision(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    let Some(o) = obj.get(key) else {
+        return Ok(None);
+    };
+    let r = o
+        .as_object()
+        .ok_or_else(|| format!("{key} must be an object"))?
+        .get("revision");
+    match r {
+        None => Ok(None),
+        Some(Value::String(s)) if s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Ok(Some(s.to_ascii_lowercase()))
+        }
+        Some(other) => Err(format!(
+            "{key}.revision must be a 40-hex commit, found {other}"
+        )),
+    }
+}
+
+/// The workload's token limits as the plan states them (v1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lengths {
+    /// Most prompt tokens of a request.
+    pub max_input_tokens: u64,
+    /// Most output tokens of a request.
+    pub max_output_tokens: u64,
+}
+
+/// What the checks after the plan's take from it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlanFacts {
+    /// The arrival process (Poisson when the plan cannot be read).
+    pub arrival: Arrival,
+    /// The workload's token limits (`None`: the plan states none, as
+    /// plans before contract v1.1 do), or the id of the check that failed
+    /// so that they are unknown.
+    pub lengths: Result<Option<Lengths>, &'static str>,
+}
+
+fn uint(v: &Value, what: &str) -> Result<u64, String> {
+    // An integer, or a float with no fractional part (as protobuf JSON
+    // writers emit): the same count either way.
+    if let Some(n) = v.as_u64() {
+        return Ok(n);
+    }
+    match v.as_f64() {
+        Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 9.0e15 => Ok(f as u64),
+        _ => Err(format!("{what} must be a non-negative integer, found {v}")),
+    }
+}
+
+fn positive(v: &Value, what: &str) -> Result<f64, String> {
+    match v.as_f64() {
+        Some(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!("{what} must be a number > 0, found {v}")),
+    }
+}
+
+fn field<'a>(
+    obj: &'a serde_json::Map<String, Value>,
+    key: &str,
+    at: &str,
+) -> Result<&'a Value, String> {
+    obj.get(key).ok_or_else(|| format!("{at} has no {key:?}"))
+}
+
+impl BenchmarkPlan {
+    /// Parses plan bytes; `origin` names the file in errors.
+    pub fn parse(bytes: &[u8], origin: &str) -> Result<BenchmarkPlan, String> {
+        let err = |e: String| format!("{origin}: {e}");
+        reject_duplicate_json_keys(bytes).map_err(|e| err(e.to_string()))?;
+        let v: Value = serde_json::from_slice(bytes).map_err(|e| err(e.to_string()))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| err("a benchmark plan is a JSON object".into()))?;
+        let points = field(obj, "points", "the plan")
+            .map_err(err)?
+            .as_array()
+            .ok_or_else(|| err("\"points\" must be an array".into()))?;
+        if points.is_empty() {
+            return Err(err("\"points\" is empty".into()));
+        }
+        let mut out = Vec::with_capacity(points.len().min(1024));
+        for (i, p) in points.iter().enumerate() {
+            let at = format!("points[{i}]");
+            let o = p
+                .as_object()
+                .ok_or_else(|| err(format!("{at} must be an object")))?;
+            let name = field(o, "name", &at)
+                .map_err(err)?
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| err(format!("{at}.name must be a non-empty string")))?
+                .to_string();
+            let at = format!("point {name:?}");
+            out.push(PlanPoint {
+                offered_rate: positive(
+                    field(o, "offered_rate", &at).map_err(err)?,
+                    &format!("{at}: offered_rate"),
+                )
+                .map_err(err)?,
+                requests: uint(
+                    field(o, "requests", &at).map_err(err)?,
+                    &format!("{at}: requests"),
+                )
+                .map_err(err)?,
+                warmup: uint(
+                    field(o, "warmup", &at).map_err(err)?,
+                    &format!("{at}: warmup"),
+                )
+                .map_err(err)?,
+                collector: opt_path(o, "collector").map_err(|e| err(format!("{at}: {e}")))?,
+                name,
+            });
+        }
+        let arrival = match obj.get("arrival") {
+            None => Arrival::Poisson,
+            Some(Value::String(s)) if s == "poisson" => Arrival::Poisson,
+            Some(Value::String(s)) if s == "constant" => Arrival::Constant,
+            Some(Value::String(s)) if s == "gamma" => {
+                let b = obj
+                    .get("burstiness")
+                    .ok_or_else(|| err("arrival \"gamma\" needs \"burstiness\"".into()))?;
+                Arrival::Gamma {
+                    burstiness: positive(b, "burstiness").map_err(err)?,
+                }
+            }
+            Some(other) => {
+                return Err(err(format!(
+                    "arrival is {other}; proofpack knows \"poisson\", \"gamma\" (with \"burstiness\") and \"constant\""
+                )))
+            }
+        };
+        let slo = match obj.get("slo") {
+            None => None,
+            Some(s) => {
+                let o = s
+                    .as_object()
+                    .ok_or_else(|| err("slo must be an object".into()))?;
+                let num = |k: &str| -> Result<f64, String> {
+                    field(o, k, "slo")
+                        .map_err(err)?
+                        .as_f64()
+                        .ok_or_else(|| err(format!("slo.{k} must be a number")))
+                };
+                Some(Slo {
+                    ttft_s: num("ttft_s")?,
+                    tpot_s: num("tpot_s")?,
+                    attainment: num("attainment")?,
+                })
+            }
+        };
+        let length = |k: &str| -> Result<Option<u64>, String> {
+            match obj.get(k) {
+                None => Ok(None),
+                Some(v) => match uint(v, k).map_err(err)? {
+                    0 => Err(err(format!("{k} must be at least 1"))),
+                    n => Ok(Some(n)),
+                },
+            }
+        };
+        Ok(BenchmarkPlan {
+            points: out,
+            arrival,
+            slo,
+            max_input_tokens: length("max_input_tokens")?,
+            max_output_tokens: length("max_output_tokens")?,
+            workload: opt_path(obj, "workload").map_err(err)?,
+            fleet: opt_path(obj, "fleet").map_err(err)?,
+            client_revision: opt_revision(obj, "client").map_err(err)?,
+            router_revision: opt_revision(obj, "router").map_err(err)?,
+            packaged_fleet: opt_path(obj, "packaged_fleet").map_err(err)?,
+            preflight: opt_path(obj, "preflight").map_err(err)?,
+            client_args: client_args(obj).map_err(err)?,
+            probes: opt_path(obj, "probes").map_err(err)?,
+            post_load: opt_path(obj, "post_load").map_err(err)?,
+            full_manifests: paths(obj, "full_manifests").map_err(err)?,
+        })
+    }
+}
+
+fn same_rate(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// `plan.points`: the plan's points and the qualification's are the same
+/// points, in the same order, with the same rate, request and warmup counts.
+pub fn points_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Check {
+    let id = "plan.points";
+    let mut problems = Vec::new();
+    let n = q.points.len().max(plan.points.len());
+    for i in 0..n {
+        match (q.points.get(i), plan.points.get(i)) {
+            (Some(qp), Some(pp)) => {
+                if qp.name != pp.name {
+                    problems.push(format!(
+                        "point #{}: the plan runs {:?}, qualification.json declares {:?}",
+                        i + 1,
+                        pp.name,
+                        qp.name
+                    ));
+                    continue;
+                }
+                if !same_rate(qp.offered_rate, pp.offered_rate) {
+                    problems.push(format!(
+                        "{}: offered_rate {} in the plan, {} declared",
+                        qp.name, pp.offered_rate, qp.offered_rate
+                    ));
+                }
+                if qp.requests != pp.requests {
+                    problems.push(format!(
+                        "{}: requests {} in the plan, {} declared",
+                        qp.name, pp.requests, qp.requests
+                    ));
+                }
+                if qp.warmup != pp.warmup {
+                    problems.push(format!(
+                        "{}: warmup {} in the plan, {} declared",
+                        qp.name, pp.warmup, qp.warmup
+                    ));
+                }
+            }
+            (None, Some(pp)) => problems.push(format!(
+                "the plan runs point {:?} ({} requests at {} request/s), which qualification.json does not declare",
+                pp.name, pp.requests, pp.offered_rate
+            )),
+            (Some(qp), None) => problems.push(format!(
+                "qualification.json declares point {:?}, which the plan does not run",
+                qp.name
+            )),
+            (None, None) => {}
+        }
+    }
+    if problems.is_empty() {
+        Check::pass(
+            id,
+            format!(
+                "{path}: the same {} point(s), in order, with the same offered rates, request and warmup counts",
+                q.points.len()
+            ),
+        )
+    } else {
+        Check::fail(
+            id,
+            format!(
+                "{path} disagrees with qualification.json: {}",
+                problems.join("; ")
+            ),
+        )
+    }
+}
+
+/// `plan.slo`: the plan's SLO, when it states one, is the qualification's.
+pub fn slo_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Check {
+    let id = "plan.slo";
+    match &plan.slo {
+        None => Check::not_checked(
+            id,
+            Reason::NotClaimed,
+            format!("{path} states no SLO; not compared"),
+        ),
+        Some(s) => {
+            let same = same_rate(s.ttft_s, q.slo.ttft_s)
+                && same_rate(s.tpot_s, q.slo.tpot_s)
+                && same_rate(s.attainment, q.slo.attainment);
+            Check::outcome(
+                id,
+                same,
+                if same {
+                    format!("{path}: the same SLO as qualification.json")
+                } else {
+                    format!("{path} was written for another SLO than qualification.json judges by")
+                },
+            )
+            .with_values(
+                serde_json::json!({"ttft_s": s.ttft_s, "tpot_s": s.tpot_s, "attainment": s.attainment}),
+                serde_json::json!({"ttft_s": q.slo.ttft_s, "tpot_s": q.slo.tpot_s, "attainment": q.slo.attainment}),
+            )
+        }
+    }
+}
+
+/// `plan.lengths` (v1.1): the plan states the workload's longest prompt
+/// and completion, which every record's token counts must stay within.
+///
+/// A plan that states neither (every plan before contract v1.1) leaves the
+/// token counts unbounded: not checked for want of evidence, failed under
+/// `--require-all`. A plan that states one and not the other fails.
+pub fn lengths_check(
+    plan: &BenchmarkPlan,
+    path: &str,
+    require_all: bool,
+) -> (Check, Result<Option<Lengths>, &'static str>) {
+    let id = "plan.lengths";
+    match (plan.max_input_tokens, plan.max_output_tokens) {
+        (Some(i), Some(o)) => (
+            Check::pass(
+                id,
+                format!("{path}: at most {i} input and {o} output tokens per request"),
+            ),
+            Ok(Some(Lengths {
+                max_input_tokens: i,
+                max_output_tokens: o,
+            })),
+        ),
+        (None, None) if !require_all => (
+            Check::not_checked(
+                id,
+                Reason::NoEvidence,
+                format!(
+                    "{path} names no max_input_tokens and max_output_tokens (a plan before contract v1.1): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
+                ),
+            )
+            .marked(Mark::TokenBound),
+            Ok(None),
+        ),
+        (i, o) => {
+            let missing: Vec<&str> = [("max_input_tokens", i), ("max_output_tokens", o)]
+                .into_iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(k, _)| k)
+                .collect();
+            (
+                Check::fail(
+                    id,
+                    format!(
+                        "{path} names no {} (v1.1): without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
+                        missing.join(" and "),
+                        if missing.len() == 2 { " (--require-all)" } else { "" }
+                    ),
+                ),
+                Err(id),
+            )
+        }
+    }
+}
+
+/// `qualification.plan`, `plan.points`, `plan.slo`, `plan.lengths`. Returns
+/// what the later checks take from the plan.
+pub fn plan_checks(report: &mut Report, run: &Run<'_>, require_all: bool) -> PlanFacts {
+    let q = run.q();
+    let id = "qualification.plan";
+    let unread = PlanFacts {
+        arrival: Arrival::Poisson,
+        lengths: Err(id),
+    };
+    let Some(path) = &run.plan.plan_file else {
+        report.push(Check::fail(
+            id,
+            "qualification.json names no benchmark plan (\"plan\", v1.1): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
+        ));
+        for n in PLAN_CHECKS {
+            report.push(Check::not_checkable_by(
+                n,
+                id,
+                "no benchmark plan is named (see qualification.plan)",
+            ));
+        }
+        return unread;
+    };
+    match run
+        .small_file(path)
+        .and_then(|bytes| BenchmarkPlan::parse(bytes, path))
+    {
+        Err(why) => {
+            report.push(Check::fail(id, why));
+            for n in PLAN_CHECKS {
+                report.push(Check::not_checkable_by(
+                    n,
+                    id,
+                    format!("the benchmark plan {path} cannot be read (see qualification.plan)"),
+                ));
+            }
+            unread
+        }
+        Ok(bp) => {
+            report.push(Check::pass(
+                id,
+                format!(
+                    "{path}: {} point(s), {} arrivals",
+                    bp.points.len(),
+                    bp.arrival.describe()
+                ),
+            ));
+            report.push(points_check(q, &bp, path));
+            report.push(slo_check(q, &bp, path));
+            let (check, lengths) = lengths_check(&bp, path, require_all);
+            report.push(check);
+            PlanFacts {
+                arrival: bp.arrival,
+                lengths,
+            }
+        }
+    }
+}
+
+/// The checks of the plan's contents, in report order.
+const PLAN_CHECKS: [&str; 3] = ["plan.points", "plan.slo", "plan.lengths"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_fields_it_uses_and_ignores_the_rest() {
+        let p = BenchmarkPlan::parse(
+            br#"{"plan":"x","seed":1,"points":[{"name":"a","offered_rate":0.5,"requests":200,"warmup":1.0,"extra":true}]}"#,
+            "plan.json",
+        )
+        .unwrap();
+        assert_eq!(p.points[0].warmup, 1);
+        assert_eq!(p.arrival, Arrival::Poisson);
+        for bad in [
+            &br#"{"points":[]}"#[..],
+            br#"{"points":[{"name":"a","offered_rate":0,"requests":1,"warmup":0}]}"#,
+            br#"{"points":[{"name":"a","offered_rate":1,"requests":1.5,"warmup":0}]}"#,
+            br#"{"points":[{"name":"a","offered_rate":1,"requests":1}]}"#,
+            br#"{"points":[{"name":"a","offered_rate":1,"requests":1,"warmup":0}],"arrival":"bursty"}"#,
+            br#"{"points":[],"points":[]}"#,
+        ] {
+            assert!(BenchmarkPlan::parse(bad, "p").is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn rate_tolerance_shrinks_with_more_requests() {
+        assert!((rate_tolerance(Arrival::Poisson, 200) - 4.0 / 199f64.sqrt()).abs() < 1e-12);
+        assert!(rate_tolerance(Arrival::Poisson, 100_000) < 0.013);
+        assert_eq!(rate_tolerance(Arrival::Constant, 200), RATE_FLOOR);
+        assert!(
+            rate_tolerance(Arrival::Gamma { burstiness: 0.25 }, 200)
+                > rate_tolerance(Arrival::Poisson, 200)
+        );
+    }
+}

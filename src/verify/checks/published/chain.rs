@@ -1,0 +1,171 @@
+//! The evidence chain of the rows proofpack knows: `qualification.json`
+//! names the benchmark plan (checked against the points the run measured);
+//! the plan names the workload, the qualified fleet and the client and
+//! router revisions (v1.1); the fleet names its profile store
+//! (`profile_store`) and its first-token deadline
+//! (`first_token_deadline_s`). A row is checked against the file its link
+//! names, never against a pointer the publisher chose.
+
+use serde_json::Value;
+
+use crate::digest::Sha256Digest;
+use crate::report::Check;
+use crate::strictjson::reject_duplicate_json_keys;
+use crate::verify::checks::plan::BenchmarkPlan;
+use crate::verify::checks::published::{unmapped, Context};
+use crate::verify::evidence::context::file_problem;
+
+/// Why a link of the chain gives no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Missing {
+    /// Nothing names it: the row is not checked.
+    NotNamed(String),
+    /// It is named but cannot be read: the row is not checkable.
+    Unusable(String),
+}
+
+/// A file the chain names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Link {
+    /// The plan's `workload`.
+    Workload,
+    /// The plan's `fleet`.
+    Fleet,
+    /// The fleet's `profile_store`.
+    ProfileStore,
+}
+
+/// A revision the plan states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Revision {
+    /// `client.revision`.
+    Client,
+    /// `router.revision`.
+    Router,
+}
+
+pub(super) struct Chain {
+    plan: Result<(String, BenchmarkPlan), Missing>,
+}
+
+fn json_of(ctx: &Context<'_>, path: &str) -> Result<Value, Missing> {
+    if let Some(why) = file_problem(path, ctx.collected, ctx.unusable) {
+        return Err(Missing::Unusable(why));
+    }
+    let bytes = ctx
+        .collected
+        .small
+        .get(path)
+        .ok_or_else(|| Missing::Unusable(format!("{path}: not in the run")))?;
+    reject_duplicate_json_keys(bytes).map_err(|e| Missing::Unusable(format!("{path}: {e}")))?;
+    serde_json::from_slice(bytes).map_err(|e| Missing::Unusable(format!("{path}: not JSON: {e}")))
+}
+
+impl Chain {
+    pub(super) fn resolve(ctx: &Context<'_>) -> Chain {
+        let plan = match &ctx.q.plan {
+            None => Err(Missing::NotNamed(
+                "qualification.json names no benchmark plan".into(),
+            )),
+            Some(path) => match (
+                file_problem(path, ctx.collected, ctx.unusable),
+                ctx.collected.small.get(path),
+            ) {
+                (Some(why), _) => Err(Missing::Unusable(why)),
+                (None, None) => Err(Missing::Unusable(format!("{path}: not in the run"))),
+                (None, Some(b)) => BenchmarkPlan::parse(b, path)
+                    .map(|p| (path.clone(), p))
+                    .map_err(|e| Missing::Unusable(format!("{e} (see qualification.plan)"))),
+            },
+        };
+        Chain { plan }
+    }
+
+    fn plan(&self) -> Result<&(String, BenchmarkPlan), Missing> {
+        self.plan.as_ref().map_err(Clone::clone)
+    }
+
+    /// The path the link names, and who names it.
+    pub(super) fn path(&self, ctx: &Context<'_>, link: Link) -> Result<(String, String), Missing> {
+        let (plan_path, plan) = self.plan()?;
+        let named = |v: &Option<String>, field: &str| {
+            v.clone()
+                .map(|p| (p, format!("{plan_path} {field}")))
+                .ok_or_else(|| {
+                    Missing::NotNamed(format!(
+                    "the benchmark plan {plan_path} names no {field} (plan field \"{field}\", v1.1)"
+                ))
+                })
+        };
+        match link {
+            Link::Workload => named(&plan.workload, "workload"),
+            Link::Fleet => named(&plan.fleet, "fleet"),
+            Link::ProfileStore => {
+                let (fleet, _) = named(&plan.fleet, "fleet")?;
+                match json_of(ctx, &fleet)?.get("profile_store") {
+                    Some(Value::String(s)) => Ok((s.clone(), format!("{fleet} profile_store"))),
+                    Some(other) => Err(Missing::Unusable(format!(
+                        "{fleet}: profile_store must name a file of the run, found {other}"
+                    ))),
+                    None => Err(Missing::NotNamed(format!(
+                        "the qualified fleet {fleet} names no profile store (\"profile_store\")"
+                    ))),
+                }
+            }
+        }
+    }
+
+    /// The SHA-256 of the file the link names.
+    pub(super) fn digest(
+        &self,
+        ctx: &Context<'_>,
+        link: Link,
+    ) -> Result<(String, String, Sha256Digest), Missing> {
+        let (path, by) = self.path(ctx, link)?;
+        if let Some(why) = file_problem(&path, ctx.collected, ctx.unusable) {
+            return Err(Missing::Unusable(why));
+        }
+        match ctx.collected.hashes.get(&path) {
+            Some(d) => Ok((path, by, *d)),
+            None => Err(Missing::Unusable(format!(
+                "{path} (named by {by}) is not in the run"
+            ))),
+        }
+    }
+
+    /// The JSON value at `pointer` of the file the link names (`None` when
+    /// the file has no such key).
+    pub(super) fn value(
+        &self,
+        ctx: &Context<'_>,
+        link: Link,
+        pointer: &str,
+    ) -> Result<(String, Option<Value>), Missing> {
+        let (path, _) = self.path(ctx, link)?;
+        let v = json_of(ctx, &path)?;
+        Ok((path, v.pointer(pointer).cloned()))
+    }
+
+    /// A revision the plan states.
+    pub(super) fn revision(&self, which: Revision) -> Result<(String, String), Missing> {
+        let (plan_path, plan) = self.plan()?;
+        let (v, field) = match which {
+            Revision::Client => (&plan.client_revision, "client.revision"),
+            Revision::Router => (&plan.router_revision, "router.revision"),
+        };
+        v.clone()
+            .map(|r| (r, format!("{plan_path} {field}")))
+            .ok_or_else(|| {
+                Missing::NotNamed(format!("the benchmark plan {plan_path} states no {field}"))
+            })
+    }
+}
+
+/// A row whose chain link is missing: not checked when nothing names the
+/// file, not checkable when it is named but unusable.
+pub(super) fn missing(ctx: &Context<'_>, id: String, at: &str, what: &str, m: Missing) -> Check {
+    match m {
+        Missing::NotNamed(why) => unmapped(ctx, id, at, what, &why),
+        Missing::Unusable(why) => Check::not_checkable(id, format!("{at}: {why}")),
+    }
+}

@@ -1,0 +1,199 @@
+//! The publication as written, checked against the evidence (contract
+//! section 9): every row of its pinned-inputs table and every cell of its
+//! measured-points tables becomes a check (`publication:pin:<slug>`,
+//! `publication:point:<offered rate>.<column>`), each naming the row or cell
+//! as published; every table proofpack does not read is
+//! `publication:table:<line>`, not checked.
+//!
+//! A row whose meaning proofpack knows is checked against the file the
+//! evidence chain names ([`chain`]): the attested subjects (weights, config,
+//! image), the benchmark plan and the workload, qualified fleet and
+//! revisions it names, the profile store the fleet names. A row with no
+//! chain is checked against a fact of `qualification.json` of its name
+//! ([`crate::verify::checks::facts`]) and marked `"source": "publisher"`: it is counted
+//! apart in the verdict, never as mapped to evidence. A row nothing records
+//! is reported as not checked (`ok: null`) and named. `--require-all` makes
+//! every table, row or cell not checked and every publisher-backed row
+//! fail.
+//!
+//! The module is split by concept: this file holds the [`Context`] the
+//! checks read, the helpers every row shares and [`check_publication`];
+//! `chain` resolves the evidence chain; `pinned` checks the pinned-inputs
+//! rows, with `attestations` comparing a row against every engine's
+//! attestation and `workload` the budgets and workload rows; `points` checks
+//! the measured-points cells; `row_pins` turns the rows into pins
+//! ([`pins_from_publication`]); `summary` counts what the verdict says of
+//! the publication ([`verdict_part`]).
+
+use std::collections::BTreeMap;
+
+use crate::digest::Sha256Digest;
+use crate::publication::{Pinned, PinnedRow, Publication};
+use crate::report::{Check, Reason, Report};
+use crate::run::qualification::Qualification;
+use crate::verify::checks::attested::AttestedEngine;
+use crate::verify::checks::facts::{FactValue, Facts};
+use crate::verify::evidence::collector::Collected;
+use crate::verify::outcome::table::PointRow;
+
+mod attestations;
+mod bindings;
+mod chain;
+mod pinned;
+mod points;
+mod prose;
+mod prose_evidence;
+mod prose_facts;
+mod prose_found;
+mod prose_inventory;
+mod prose_run;
+mod row_pins;
+mod statements;
+mod summary;
+mod workload;
+
+pub use bindings::locate as locate_bindings;
+use pinned::pinned_checks;
+use points::point_checks;
+pub use prose::{
+    read as read_statement, FormKind, Read, FORMS, GATES_FORM, PLAN_FORM, RESULT_FIRST, RESULT_REST,
+};
+pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
+pub use statements::statement_id as statement_check_id;
+pub use summary::verdict_part;
+
+/// What the publication checks read.
+pub struct Context<'a> {
+    /// The qualification.
+    pub q: &'a Qualification,
+    /// The evidence read.
+    pub collected: &'a Collected,
+    /// Files the run lacks or cannot use.
+    pub unusable: &'a BTreeMap<String, String>,
+    /// The engine attestations, verified or not.
+    pub attested: &'a BTreeMap<String, Result<AttestedEngine, String>>,
+    /// The recomputed points.
+    pub rows: &'a [PointRow],
+    /// The run's facts.
+    pub facts: &'a Facts,
+    /// The bundle's SHA-256 (bundles only).
+    pub bundle_digest: Option<Sha256Digest>,
+    /// Rows, cells and tables not checked, and rows backed only by the
+    /// publisher's own files, fail (`--require-all`).
+    pub require_all_rows: bool,
+    /// The host launch checks (`host:*`) as they came out, for the prose
+    /// statements about them.
+    pub host_checks: &'a [Check],
+}
+
+/// Digests whose manifests under `manifests/` a publication counts (its
+/// manifest rows with a file count).
+pub fn counted_digests(p: &Publication) -> Vec<Sha256Digest> {
+    p.pinned
+        .iter()
+        .filter_map(|r| match r.kind {
+            Pinned::Digest {
+                digest,
+                files,
+                shards,
+            } if files.is_some() || shards.is_some() => Some(digest),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The prefix that names a row as published.
+fn row_at(p: &Publication, r: &PinnedRow) -> String {
+    format!("{}:{} \"{}\"", p.origin, r.line, r.label)
+}
+
+fn unmapped(ctx: &Context<'_>, id: String, at: &str, what: &str, how: &str) -> Check {
+    let why = format!("{at}: no evidence in this run records {what} ({how})");
+    if ctx.require_all_rows {
+        Check::fail(id, format!("{why}; --require-all"))
+    } else {
+        Check::not_checked(id, Reason::NoEvidence, format!("not checked: {why}"))
+    }
+}
+
+/// A row checked against a fact the publisher declared for it: the value
+/// holds or not, and either way the check says it is backed only by the
+/// publisher's own file (and fails under `--require-all`).
+fn fact_check(
+    ctx: &Context<'_>,
+    id: String,
+    at: &str,
+    name: &str,
+    what: &str,
+    holds: impl Fn(&FactValue) -> bool,
+    published: serde_json::Value,
+) -> Check {
+    let decl = ctx.q.facts.iter().find(|f| f.name == name);
+    let (file, pointer) = decl.map_or(("", None), |f| (f.file.as_str(), f.pointer.as_deref()));
+    let whence = match pointer {
+        Some(p) => format!("{file} at {p}"),
+        None => format!("the SHA-256 of {file}"),
+    };
+    let c = match ctx.facts.get(name) {
+        None => {
+            return unmapped(
+                ctx,
+                id,
+                at,
+                what,
+                &format!("no chain of evidence names it; a fact named {name:?} in qualification.json would be the publisher's own statement"),
+            )
+        }
+        Some(Err(why)) => Check::fail(id, format!("{at}: fact {name} cannot be read: {why}")),
+        Some(Ok(f)) => {
+            let ok = holds(f);
+            let tail = format!("stated by the publisher: fact {name}, {whence}; no chain of evidence names this file");
+            let c = if !ok {
+                Check::fail(id, format!("{at}: the publisher's fact gives {what} {} ({tail})", f.describe()))
+            } else if ctx.require_all_rows {
+                Check::fail(id, format!("{at}: {what} is {} only by the publisher's own file ({tail}); --require-all", f.describe()))
+            } else {
+                Check::pass(id, format!("{at}: {what} is {} ({tail})", f.describe()))
+            };
+            c.with_values(published, f.describe())
+        }
+    };
+    c.stated_by_publisher(name, file, pointer)
+}
+
+/// Appends every publication check: the bundle digest of its prose, each
+/// pinned row, each measured cell, each table not read, each statement of
+/// its prose.
+pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
+    if let Some((d, line)) = p.bundle {
+        let at = format!("{}:{}", p.origin, line);
+        report.push(match ctx.bundle_digest {
+            Some(b) => Check::outcome(
+                "publication:bundle",
+                b == d,
+                format!("{at}: the bundle SHA-256 the publication states, against the .tgz bytes"),
+            )
+            .with_values(d.to_hex(), b.to_hex()),
+            None => Check::fail(
+                "publication:bundle",
+                format!("{at}: the publication states a bundle SHA-256; a run directory has no bundle bytes: verify the sealed bundle"),
+            ),
+        });
+    }
+    let chain = chain::Chain::resolve(ctx);
+    pinned_checks(report, p, ctx, &chain);
+    point_checks(report, p, ctx);
+    for t in &p.unchecked_tables {
+        let id = format!("publication:table:{}", t.line);
+        let why = format!(
+            "{}:{}: a table with header {:?} ({} rows) is neither a pinned-inputs table (| Input | Value |) nor a measured-points table: what it states is not checked",
+            p.origin, t.line, t.header, t.rows
+        );
+        report.push(if ctx.require_all_rows {
+            Check::fail(id, format!("{why}; --require-all"))
+        } else {
+            Check::not_checked(id, Reason::NotDefined, format!("not checked: {why}"))
+        });
+    }
+    statements::statement_checks(report, p, ctx);
+}

@@ -1,0 +1,95 @@
+//! What a check of one prose statement found ([`Found`]), and the
+//! benchmark plan the statement checks read: shared by the statement
+//! grammar's own checks (`prose`) and the checks of the facts it names
+//! (`prose_facts`), below both.
+
+use serde_json::Value;
+
+use crate::verify::checks::plan::BenchmarkPlan;
+use crate::verify::checks::published::Context;
+
+/// What a check of a statement found.
+pub struct Found {
+    /// What the statement states, in proofpack's words.
+    pub what: String,
+    /// What it was checked against.
+    pub against: String,
+    /// Holds, or why not.
+    pub ok: Result<(), String>,
+    /// The published value.
+    pub expected: Option<Value>,
+    /// The value from the evidence.
+    pub actual: Option<Value>,
+    /// The failed check this one cannot be checked without (it is then
+    /// "not checkable", not a cause of its own).
+    pub cause: Option<String>,
+}
+
+pub(super) fn found(what: impl Into<String>, against: impl Into<String>) -> Found {
+    Found {
+        what: what.into(),
+        against: against.into(),
+        ok: Ok(()),
+        expected: None,
+        actual: None,
+        cause: None,
+    }
+}
+
+impl Found {
+    pub(super) fn values(mut self, e: impl Into<Value>, a: impl Into<Value>) -> Found {
+        self.expected = Some(e.into());
+        self.actual = Some(a.into());
+        self
+    }
+    pub(super) fn fails(mut self, why: impl Into<String>) -> Found {
+        if self.ok.is_ok() {
+            self.ok = Err(why.into());
+        }
+        self
+    }
+    pub(super) fn unless(self, holds: bool, why: impl FnOnce() -> String) -> Found {
+        if holds {
+            self
+        } else {
+            self.fails(why())
+        }
+    }
+}
+
+/// The benchmark plan `qualification.json` names, parsed, with its path.
+pub fn plan_of(ctx: &Context<'_>) -> Result<(String, BenchmarkPlan), String> {
+    let path = ctx
+        .q
+        .plan
+        .clone()
+        .ok_or("qualification.json names no benchmark plan (plan)")?;
+    if let Some(why) =
+        crate::verify::evidence::context::file_problem(&path, ctx.collected, ctx.unusable)
+    {
+        return Err(why);
+    }
+    let plan = ctx
+        .collected
+        .small
+        .get(&path)
+        .ok_or_else(|| format!("{path}: not in the run"))
+        .and_then(|b| BenchmarkPlan::parse(b, &path))?;
+    Ok((path, plan))
+}
+
+/// A JSON file of the run, parsed (duplicate keys refused).
+pub(super) fn json_file(ctx: &Context<'_>, path: &str) -> Result<serde_json::Value, String> {
+    if let Some(why) =
+        crate::verify::evidence::context::file_problem(path, ctx.collected, ctx.unusable)
+    {
+        return Err(why);
+    }
+    let bytes = ctx
+        .collected
+        .small
+        .get(path)
+        .ok_or_else(|| format!("{path}: not in the run"))?;
+    crate::strictjson::reject_duplicate_json_keys(bytes).map_err(|e| format!("{path}: {e}"))?;
+    serde_json::from_slice(bytes).map_err(|e| format!("{path}: not JSON: {e}"))
+}

@@ -1,0 +1,63 @@
+//! The statements of the write-up's prose, checked (contract section 9.6,
+//! v1.1): each statement the publication layer found
+//! ([`crate::publication::statements`]) becomes a check
+//! `publication:statement:<line>[.<k>]` carrying `"source": {"line",
+//! "text"}`. A statement one of the closed grammars of [`prose`] reads is
+//! checked against the sealed evidence; any other is not checked (reason
+//! `not_read`, "no grammar reads it") and fails under `--require-all`.
+
+use crate::publication::{Publication, Statement};
+use crate::report::{Check, Reason, Report};
+use crate::verify::checks::published::prose;
+use crate::verify::checks::published::prose::Read;
+use crate::verify::checks::published::Context;
+
+/// What the detail of a statement no grammar reads says.
+pub const NOT_READ: &str = "no grammar of proofpack reads this statement";
+
+/// The id of the check of statement `s`.
+pub fn statement_id(s: &Statement) -> String {
+    format!("publication:statement:{}", s.id)
+}
+
+/// Appends one check per statement of the prose.
+pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
+    for s in &p.statements {
+        let id = statement_id(s);
+        let at = format!("{}:{}", p.origin, s.line);
+        let bound = crate::verify::checks::published::bindings::bound(s, ctx.q);
+        let c = match prose::read(&s.text) {
+            Some(r) => check(id, &at, &r, p, ctx),
+            // v1.1: no grammar reads it, but the publisher bound it.
+            None if !bound.is_empty() => {
+                crate::verify::checks::published::bindings::check(id, &at, &s.text, &bound, ctx)
+            }
+            None => {
+                let why = format!(
+                    "{at}: {:?}: {NOT_READ} (contract section 9.6 lists the ones it reads): what it says is not checked",
+                    s.text
+                );
+                if ctx.require_all_rows {
+                    Check::fail(id, format!("{why}; --require-all"))
+                } else {
+                    Check::not_checked(id, Reason::NotRead, format!("not checked: {why}"))
+                }
+            }
+        };
+        report.push(c.about_statement(s.line, &s.text));
+    }
+}
+
+fn check(id: String, at: &str, r: &Read, p: &Publication, ctx: &Context<'_>) -> Check {
+    let o = prose::check(r, p, ctx);
+    let detail = format!("{at}: {} ({})", o.what, o.against);
+    let c = match (o.ok, o.cause) {
+        (Ok(()), _) => Check::pass(id, detail),
+        (Err(why), Some(cause)) => Check::not_checkable_by(id, cause, format!("{detail}: {why}")),
+        (Err(why), None) => Check::fail(id, format!("{detail}: {why}")),
+    };
+    match (o.expected, o.actual) {
+        (Some(e), Some(a)) => c.with_values(e, a),
+        _ => c,
+    }
+}

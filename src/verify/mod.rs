@@ -1,0 +1,144 @@
+//! End-to-end verification of a qualification run (spec section 6).
+//!
+//! This is what an auditor runs: given a run (a sealed bundle or a run
+//! directory), the published write-up or pins and the trust roots, does the
+//! evidence support exactly what was published? Every check runs and is
+//! reported; nothing stops at the first failure, so one report shows
+//! everything that is wrong.
+//!
+//! [`verify`] is the one entry point: it takes the target and the
+//! auditor's [`Inputs`], picks the bundle or run-directory path, applies the
+//! seal rule, runs every check family, states the verdict and fills the
+//! page data. Every front end (the CLI, a CI library user, a test) gets the
+//! same answer from it.
+//!
+//! The modules, in the order the work flows:
+//! - [`schema`]: `qualification.json`, the pins, client records and journal
+//!   events as read (strict);
+//! - [`evidence`]: which files a run needs and in what role, fed from a run
+//!   directory or from a bundle's verified tar stream, so that the checks
+//!   never know where the files came from; [`records`] streams JSON Lines
+//!   with bounded memory;
+//! - [`bundled`]: a sealed bundle through the bundle layer's verifying
+//!   reader; [`rundir`]: a run directory;
+//! - [`context`]: the evidence of one run ([`context::Run`]) as every check
+//!   family reads it; [`run`]: the order the families run in
+//!   ([`run::evaluate`]);
+//! - the check families: [`plan`] (the benchmark plan), [`engines`] with
+//!   [`attested`] (engine attestations and the verifier interface),
+//!   [`facts`] and [`pins`] (published values), [`hosts`] (host launch
+//!   checks), [`inventory`] (records outside the declared points, read
+//!   limits), [`derived`] with [`deriver`] (v1.1: client records derived
+//!   again from the benchmark client's result file), [`point`] with
+//!   [`metrics`] (per-point invariants and every
+//!   published number recomputed, numpy's percentile bit for bit),
+//!   [`plausible`] (records no real run can produce), and
+//!   [`published`] (the write-up's rows and cells);
+//! - [`verdict`]: the one sentence that says what a green or red covers;
+//!   [`table`]: the recomputed measured-points table; [`pagedata`]: what
+//!   the HTML page needs besides the checks, with [`writeup`] the
+//!   write-up's blocks, every statement and checked cell joined to its
+//!   checks.
+//!
+//! Engine attestations are verified through [`EngineAttestationVerifier`],
+//! so that this layer states *what* must hold of an attestation and the
+//! attestation layer states how a signature is checked.
+
+pub mod checks;
+pub mod evidence;
+pub mod inputs;
+pub mod outcome;
+pub mod source;
+pub mod verification;
+
+use std::path::Path;
+
+use crate::progress::Progress;
+use crate::report::{Check, Report};
+
+pub use checks::attested::{AttestedEngine, EngineAttestationVerifier, EngineFacts, TrustVerifier};
+pub use inputs::{Inputs, Options};
+pub use outcome::page::PageContext;
+pub use outcome::table::PointRow;
+pub use verification::{Outer, Source, Verification, VerifyError};
+
+use source::bundle::SealRequest;
+use source::rundir::verify_run_dir;
+
+/// Verifies the run at `target` (a sealed bundle or a run directory)
+/// against the auditor's inputs: every check, the verdict line and the page
+/// data. `progress` hears of the bytes read. `Err` means verification could
+/// not run (exit 2), never that the evidence does not hold.
+pub fn verify(
+    target: &Path,
+    inputs: &Inputs<'_>,
+    progress: &dyn Progress,
+) -> Result<Verification, VerifyError> {
+    verify_with(target, inputs, progress, None)
+}
+
+/// [`verify`] of the run `target` found inside `outer`.
+pub fn verify_with(
+    target: &Path,
+    inputs: &Inputs<'_>,
+    progress: &dyn Progress,
+    outer: Option<Outer>,
+) -> Result<Verification, VerifyError> {
+    // A qualification cannot be verified without trust roots: a missing
+    // trust file is a usage error, as for `attest verify` and `fleet verify`.
+    if inputs.trust.is_none() && !inputs.structure_only && inputs.trust_required {
+        return Err(VerifyError::Usage(
+            "verify needs --trust TRUST, the keys you trust for engine, release and host (a signature nobody trusts proves nothing); a trust file is made with `proofpack key trust --engine ENGINE.pub --release RELEASE.pub --host HOST.pub -o trust.json`. --structure-only checks a bundle's structure without it".into(),
+        ));
+    }
+    let verifier = inputs.trust.map(|t| TrustVerifier { trust: t });
+    let opts = Options {
+        pins: inputs.pins,
+        attestations: verifier
+            .as_ref()
+            .map(|v| v as &dyn EngineAttestationVerifier),
+        publication: inputs.publication,
+        require_all_rows: inputs.require_all,
+        deriver: inputs.deriver,
+    };
+    let mut v = if target.is_dir() {
+        if inputs.structure_only {
+            return Err(VerifyError::Usage(
+                "--structure-only applies to a bundle (.tgz); a run directory has no bundle structure".into(),
+            ));
+        }
+        let mut v = verify_run_dir(target, &opts)?;
+        if inputs.require_seal {
+            v.report.push(Check::fail(
+                "seal",
+                "--require-seal: a run directory has no release seal; verify the sealed bundle",
+            ));
+        }
+        v
+    } else {
+        if inputs.require_seal && inputs.trust.is_none() {
+            return Err(VerifyError::Usage(
+                "--require-seal needs --trust TRUST (the release keys to check the seal against)"
+                    .into(),
+            ));
+        }
+        let seal = SealRequest {
+            path: inputs.seal,
+            trust: inputs.trust,
+            require: inputs.require_seal,
+            structure_only: inputs.structure_only,
+        };
+        source::bundle::verify_bundle_file(target, inputs.limits, &seal, &opts, progress)?
+    };
+    if let Some(outer) = outer {
+        let mut report = Report::new(outer.target);
+        for c in outer.checks {
+            report.push(c);
+        }
+        report.extend(std::mem::replace(&mut v.report, Report::new(String::new())));
+        v.report = report;
+    }
+    v.report.set_verdict(outcome::verdict::verdict(&v).line);
+    outcome::page::enrich(&mut v, inputs.page, inputs.publication, inputs.pins);
+    Ok(v)
+}

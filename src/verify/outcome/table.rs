@@ -1,0 +1,142 @@
+//! The measured-points table, recomputed, in the published layout.
+//!
+//! A publication can paste this table (`--table markdown`) instead of
+//! retyping numbers. Failed, timed-out and cancelled requests are always
+//! shown: a table that hides failures is not the evidence.
+
+use crate::run::metrics;
+use crate::run::metrics::PointMetrics;
+
+/// One row of the measured-points table, recomputed from the records.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PointRow {
+    /// Point name.
+    pub name: String,
+    /// Offered rate as declared.
+    pub offered_rate: f64,
+    /// Send rate measured from the records (v1.1).
+    pub measured_rate: Option<f64>,
+    /// Declared measured requests.
+    pub requests: u64,
+    /// Recomputed metrics.
+    pub metrics: PointMetrics,
+    /// The sorted TTFT and TPOT values behind the metrics, for published
+    /// percentiles and plots (not in the table's JSON); its timeline is
+    /// empty (see `timeline`).
+    #[serde(skip)]
+    pub series: metrics::PointSeries,
+    /// The timeline the page shows, sampled (v1.1).
+    #[serde(skip)]
+    pub timeline: metrics::SampledTimeline,
+}
+
+/// Column headers, in the published order.
+pub const HEADERS: [&str; 11] = [
+    "Offered rate (req/s)",
+    "Sent rate (req/s)",
+    "Completed rate (req/s)",
+    "Output throughput (tok/s)",
+    "TTFT p50 (s)",
+    "TTFT p95 (s)",
+    "TTFT p99 (s)",
+    "TPOT p50 (ms)",
+    "TPOT p95 (ms)",
+    "TPOT p99 (ms)",
+    "Result",
+];
+
+fn num(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+/// The result cell: "200/200 within limits", plus failures if any.
+pub fn result_cell(r: &PointRow) -> String {
+    let m = &r.metrics;
+    let mut s = format!("{}/{} within limits", m.within_limits, r.requests);
+    let mut bad = Vec::new();
+    if m.errors > 0 {
+        bad.push(format!("{} failed", m.errors));
+    }
+    if m.timeouts > 0 {
+        bad.push(format!("{} timed out", m.timeouts));
+    }
+    if m.cancelled > 0 {
+        bad.push(format!("{} cancelled", m.cancelled));
+    }
+    if bad.is_empty() {
+        s.push_str(", 0 failed");
+    } else {
+        s.push_str(&format!(", {}", bad.join(", ")));
+    }
+    s
+}
+
+/// The cells of one row.
+pub fn cells(r: &PointRow) -> Vec<String> {
+    let m = &r.metrics;
+    vec![
+        format!("{}", r.offered_rate),
+        num(r.measured_rate, 3),
+        num(m.completed_rate, 3),
+        num(m.output_throughput, 1),
+        num(m.ttft_s[0], 3),
+        num(m.ttft_s[1], 3),
+        num(m.ttft_s[2], 3),
+        num(m.tpot_ms[0], 1),
+        num(m.tpot_ms[1], 1),
+        num(m.tpot_ms[2], 1),
+        result_cell(r),
+    ]
+}
+
+/// Plain-text table with aligned columns.
+pub fn render_text(rows: &[PointRow]) -> String {
+    let body: Vec<Vec<String>> = rows.iter().map(cells).collect();
+    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.len()).collect();
+    for row in &body {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: Vec<&str>, out: &mut String| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                if i + 1 == widths.len() {
+                    c.to_string()
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect();
+        out.push_str(parts.join("  ").trim_end());
+        out.push('\n');
+    };
+    line(HEADERS.to_vec(), &mut out);
+    for row in &body {
+        line(row.iter().map(String::as_str).collect(), &mut out);
+    }
+    out
+}
+
+/// GitHub-flavoured Markdown table.
+pub fn render_markdown(rows: &[PointRow]) -> String {
+    let mut out = format!("| {} |\n", HEADERS.join(" | "));
+    let aligns: Vec<&str> = (0..HEADERS.len())
+        .map(|i| {
+            if i + 1 == HEADERS.len() {
+                "---"
+            } else {
+                "---:"
+            }
+        })
+        .collect();
+    out.push_str(&format!("| {} |\n", aligns.join(" | ")));
+    for r in rows {
+        out.push_str(&format!("| {} |\n", cells(r).join(" | ")));
+    }
+    out
+}

@@ -1,0 +1,315 @@
+//! The write-up itself, for the page (v1.1): every rendered block of the
+//! publication in order, from the same parse the checks read, with each
+//! statement of its prose and each cell of the tables proofpack reads
+//! joined to the outcome of the checks about it. The page draws it first,
+//! every claim marked pass, fail (with the recomputed value) or not
+//! checked, each linked to its check; its text is the write-up's rendered
+//! text, so nothing of the publication is left off the page.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::{json, Value};
+
+use crate::publication::document::{Block, ProseKind};
+use crate::publication::Publication;
+use crate::report::{Check, Report};
+
+/// The report's checks by id, sorted, so that a check and its family are
+/// found by a search rather than a scan (a write-up may hold tens of
+/// thousands of cells, each marked on the page). Every answer is in the
+/// report's order, as a scan of the report would give it.
+struct Index<'r> {
+    checks: &'r [Check],
+    /// id -> the positions of the checks with that id.
+    by_id: BTreeMap<&'r str, Vec<usize>>,
+}
+
+impl<'r> Index<'r> {
+    fn new(report: &'r Report) -> Index<'r> {
+        let mut by_id: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, c) in report.checks().iter().enumerate() {
+            by_id.entry(c.id.as_str()).or_default().push(i);
+        }
+        Index {
+            checks: report.checks(),
+            by_id,
+        }
+    }
+
+    /// The checks whose id is one of `ids`, each once, in report order.
+    fn checks(&self, ids: &[String]) -> Vec<&'r Check> {
+        let unique: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let mut at: Vec<usize> = unique
+            .into_iter()
+            .filter_map(|id| self.by_id.get(id))
+            .flatten()
+            .copied()
+            .collect();
+        at.sort_unstable();
+        at.into_iter().map(|i| &self.checks[i]).collect()
+    }
+
+    /// The outcome of the checks with ids `ids`: any failed, `false`; all
+    /// passed, `true`; else `null` (not checked).
+    fn outcome(&self, ids: &[String]) -> Value {
+        let cs = self.checks(ids);
+        if cs.iter().any(|c| c.failed()) {
+            json!(false)
+        } else if !cs.is_empty() && cs.iter().all(|c| c.passed()) {
+            json!(true)
+        } else {
+            Value::Null
+        }
+    }
+
+    /// The ids of every check whose id is `id` or starts with `id.`, one
+    /// per check, in report order (the ids that start with `id` are
+    /// adjacent in the sorted index).
+    fn family(&self, id: &str) -> Vec<String> {
+        let mut at: Vec<usize> = self
+            .by_id
+            .range(id..)
+            .take_while(|(k, _)| k.starts_with(id))
+            .filter(|(k, _)| k.len() == id.len() || k[id.len()..].starts_with('.'))
+            .flat_map(|(_, v)| v.iter().copied())
+            .collect();
+        at.sort_unstable();
+        at.into_iter().map(|i| self.checks[i].id.clone()).collect()
+    }
+
+    /// A marked piece of text: its checks, their outcome and, when one
+    /// failed, what the evidence gives.
+    fn mark(&self, text: &str, ids: Vec<String>) -> Value {
+        let ok = self.outcome(&ids);
+        let found: Vec<Value> = self
+            .checks(&ids)
+            .into_iter()
+            .filter(|c| c.failed())
+            .filter_map(|c| c.actual.clone())
+            .collect();
+        json!({"text": text, "checks": ids, "ok": ok, "found": found})
+    }
+}
+
+/// The write-up's blocks with their marks.
+pub fn writeup(report: &Report, p: &Publication) -> Value {
+    let index = Index::new(report);
+    let cells = CellIndex::new(p);
+    let measured: HashSet<usize> = p.measured_tables.iter().copied().collect();
+    // The statements are in block order: each block takes its own from
+    // the front.
+    let mut statements = p.statements.iter().peekable();
+    let mut blocks = Vec::new();
+    for (bi, b) in p.document.blocks.iter().enumerate() {
+        while statements.next_if(|s| s.block < bi).is_some() {}
+        match b {
+            Block::Prose(pr) => {
+                let mut segs = Vec::new();
+                let mut at = 0;
+                while let Some(s) = statements.next_if(|s| s.block == bi) {
+                    let (from, to) = s.span;
+                    if from < at || to > pr.text.len() {
+                        continue;
+                    }
+                    if from > at {
+                        segs.push(json!({"text": &pr.text[at..from]}));
+                    }
+                    let id = crate::verify::checks::published::statement_check_id(s);
+                    segs.push(index.mark(&pr.text[from..to], vec![id]));
+                    at = to;
+                }
+                if at < pr.text.len() {
+                    segs.push(json!({"text": &pr.text[at..]}));
+                }
+                let kind = match pr.kind {
+                    ProseKind::Paragraph => {
+                        json!({"kind": "p", "item": pr.in_list_item, "quote": pr.in_quote})
+                    }
+                    ProseKind::Heading(l) => json!({"kind": "h", "level": l}),
+                    ProseKind::Code => json!({"kind": "code"}),
+                    ProseKind::Rule => json!({"kind": "rule"}),
+                };
+                let mut v = kind;
+                v["line"] = json!(pr.line);
+                v["segments"] = json!(segs);
+                blocks.push(v);
+            }
+            Block::Table(t) => {
+                let pinned = p
+                    .pinned
+                    .first()
+                    .is_some_and(|r| t.rows.iter().any(|row| row.line == r.line));
+                let header: Vec<Value> = t.header.iter().map(|c| json!({"text": c.text})).collect();
+                let rows: Vec<Value> = t
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        let cells: Vec<Value> = row
+                            .cells
+                            .iter()
+                            .enumerate()
+                            .map(|(ci, c)| {
+                                let ids =
+                                    cells.checks(&index, pinned, row.line, ci, &t.header[ci].text);
+                                if ids.is_empty() {
+                                    json!({"text": c.text})
+                                } else {
+                                    index.mark(&c.text, ids)
+                                }
+                            })
+                            .collect();
+                        json!(cells)
+                    })
+                    .collect();
+                let mut v =
+                    json!({"kind": "table", "line": t.line, "header": header, "rows": rows});
+                if !pinned && !measured.contains(&t.line) {
+                    v["checks"] = json!([format!("publication:table:{}", t.line)]);
+                    v["ok"] = index.outcome(&[format!("publication:table:{}", t.line)]);
+                }
+                blocks.push(v);
+            }
+        }
+    }
+    json!(blocks)
+}
+
+/// Where the checks of a table cell are found: the pinned rows by line,
+/// the measured cells by line and column, the offered rates by line.
+struct CellIndex<'p> {
+    pinned: HashMap<usize, &'p str>,
+    /// (line, column header) -> the check-id bases of the cell's values.
+    measured: HashMap<(usize, &'p str), Vec<String>>,
+    /// line -> the offered rate of the point row written there (the
+    /// first, as a reader meets them).
+    offered: HashMap<usize, &'p str>,
+}
+
+impl<'p> CellIndex<'p> {
+    fn new(p: &'p Publication) -> CellIndex<'p> {
+        let mut pinned = HashMap::new();
+        for r in &p.pinned {
+            pinned.entry(r.line).or_insert(r.slug.as_str());
+        }
+        let mut measured: HashMap<(usize, &str), Vec<String>> = HashMap::new();
+        let mut offered = HashMap::new();
+        for row in &p.points {
+            offered.entry(row.line).or_insert(row.offered.text.as_str());
+            for c in &row.cells {
+                offered.entry(c.line).or_insert(row.offered.text.as_str());
+                measured
+                    .entry((c.line, &*c.column))
+                    .or_default()
+                    .push(format!(
+                        "publication:point:{}.{}",
+                        row.offered.text,
+                        c.key()
+                    ));
+            }
+        }
+        CellIndex {
+            pinned,
+            measured,
+            offered,
+        }
+    }
+
+    /// The checks about one cell: a pinned row's value (column 1) has every
+    /// check of its row; a measured cell the checks of its rate and column.
+    fn checks(
+        &self,
+        index: &Index<'_>,
+        pinned: bool,
+        line: usize,
+        col: usize,
+        header: &str,
+    ) -> Vec<String> {
+        if pinned {
+            if col != 1 {
+                return Vec::new();
+            }
+            return self
+                .pinned
+                .get(&line)
+                .map(|slug| index.family(&format!("publication:pin:{slug}")))
+                .unwrap_or_default();
+        }
+        let mut ids = Vec::new();
+        for base in self.measured.get(&(line, header)).into_iter().flatten() {
+            ids.extend(index.family(base));
+        }
+        let offered = header.to_ascii_lowercase().starts_with("offered");
+        if ids.is_empty() && offered {
+            if let Some(rate) = self.offered.get(&line) {
+                ids = index.family(&format!("publication:point:{rate}.offered_rate"));
+            }
+        }
+        ids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the index answers equals a scan of the report, in the report's
+    /// order, for ids that share prefixes with and without a dot.
+    #[test]
+    fn the_index_answers_as_a_scan_of_the_report() {
+        let mut report = Report::new("t");
+        for (id, ok) in [
+            ("p:1.5.ttft_s.p99", true),
+            ("p:1.5", true),
+            ("p:1.50.result", false),
+            ("p:1.5-x", true),
+            ("p:1.5.result", false),
+            ("p:1.5.ttft_s.p99.9", true),
+            ("p:1.5", false),
+            ("p:1", true),
+        ] {
+            report.push(if ok {
+                Check::pass(id, "d")
+            } else {
+                Check::fail(id, "d")
+            });
+        }
+        let index = Index::new(&report);
+        let scan = |id: &str| -> Vec<String> {
+            let dot = format!("{id}.");
+            report
+                .checks()
+                .iter()
+                .filter(|c| c.id == id || c.id.starts_with(&dot))
+                .map(|c| c.id.clone())
+                .collect()
+        };
+        for id in [
+            "p:1.5",
+            "p:1.5.ttft_s.p99",
+            "p:1",
+            "p:1.50",
+            "p:2",
+            "p:1.5.result",
+        ] {
+            assert_eq!(index.family(id), scan(id), "{id}");
+        }
+        assert_eq!(
+            index.family("p:1.5"),
+            [
+                "p:1.5.ttft_s.p99",
+                "p:1.5",
+                "p:1.5.result",
+                "p:1.5.ttft_s.p99.9",
+                "p:1.5"
+            ]
+        );
+        let ids = index.family("p:1.5.ttft_s.p99");
+        assert_eq!(index.outcome(&ids), json!(true));
+        assert_eq!(index.outcome(&index.family("p:1.5")), json!(false));
+        assert_eq!(index.outcome(&["p:9".to_string()]), Value::Null);
+        // Each check once, in report order, however often its id is named.
+        let twice = vec!["p:1".to_string(), "p:1.5".to_string(), "p:1".to_string()];
+        let got: Vec<&str> = index.checks(&twice).iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(got, ["p:1.5", "p:1.5", "p:1"]);
+    }
+}
