@@ -16,7 +16,7 @@ pub enum AtomicError {
         /// The target.
         path: PathBuf,
     },
-    /// v1.1: the output's directory does not exist (or is not one).
+    /// The output's directory does not exist (or is not one).
     #[error("cannot write {}: its directory {} {why}", path.display(), dir.display())]
     NoDirectory {
         /// The target.
@@ -26,7 +26,7 @@ pub enum AtomicError {
         /// "does not exist" or "is not a directory".
         why: &'static str,
     },
-    /// v1.1: the output is an existing directory.
+    /// The output is an existing directory.
     #[error("cannot write {}: it is a directory (give a file name)", path.display())]
     IsADirectory {
         /// The target.
@@ -46,7 +46,7 @@ pub enum AtomicError {
 /// A file being written; it appears at its final path only on [`AtomicFile::commit`].
 /// Dropped without commit, the temporary file is removed.
 ///
-/// v1.1: a target that exists and is not a regular file (a character or
+/// A target that exists and is not a regular file (a character or
 /// block device, a FIFO, a socket) is written to directly and never renamed
 /// over, so that `-o /dev/null` or `-o /dev/stdout` leaves the node in place;
 /// a symbolic link is followed and the file it names is replaced atomically

@@ -1,9 +1,9 @@
-//! Hashing one tree on many machines (v1.1, issue 12): on a shared file
+//! Hashing one tree on many machines: on a shared file
 //! system every host sees the same files, so `manifest --partition K/N`
 //! hashes a deterministic 1/N of them and `manifest merge` joins the parts.
 //!
 //! Every part carries the digest of the whole file list (sorted `path`,
-//! size), so parts of different lists are never mixed; v1.1: also the
+//! size), so parts of different lists are never mixed; also the
 //! digest of the tree's stat list (`path`, size, mtime), of the host name
 //! and of the root it was hashed on, so that two trees that only share a
 //! path/size list are refused too (`merge` requires one stat list, and one
@@ -68,12 +68,12 @@ pub struct Part {
     pub list_files: u64,
     /// Bytes in the whole list.
     pub list_bytes: u64,
-    /// v1.1: `sha256:<hex>` of the tree's stat list (sorted `path NUL size
+    /// `sha256:<hex>` of the tree's stat list (sorted `path NUL size
     /// NUL mtime_ns LF`, mtime in nanoseconds since the epoch).
     pub stat_list: String,
-    /// v1.1: `sha256:<hex>` of the name of the host that hashed the part.
+    /// `sha256:<hex>` of the name of the host that hashed the part.
     pub host: String,
-    /// v1.1: `sha256:<hex>` of the root's absolute path on that host.
+    /// `sha256:<hex>` of the root's absolute path on that host.
     pub root: String,
     /// This part's entries, sorted by path.
     pub entries: Vec<PartEntry>,
@@ -89,7 +89,7 @@ pub struct PartEntry {
     pub size: u64,
     /// SHA-256, lowercase hex.
     pub sha256: Sha256Digest,
-    /// v1.1: a safetensors shard's header digest (its first 8 + N bytes).
+    /// A safetensors shard's header digest (its first 8 + N bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_sha256: Option<Sha256Digest>,
 }
@@ -237,7 +237,7 @@ impl Part {
                 .iter()
                 .any(|f| m.contains(&format!("missing field `{f}`")))
             {
-                m.push_str(" (a part written before v1.1 carries no stat list, host or root: hash it again with this version)");
+                m.push_str(" (a part written by an older proofpack carries no stat list, host or root: hash it again with this version)");
             }
             bad(m)
         })?;

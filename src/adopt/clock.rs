@@ -1,4 +1,4 @@
-//! Wall-clock anchoring of a result file's monotonic times (v1.1).
+//! Wall-clock anchoring of a result file's monotonic times.
 //!
 //! vLLM's `start_times` are `time.perf_counter()` readings: seconds on a
 //! monotonic clock with an arbitrary origin. The only wall-clock time in

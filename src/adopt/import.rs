@@ -202,10 +202,10 @@ pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, Ad
         .request_id_prefix
         .clone()
         .unwrap_or_else(|| format!("{}-", r.point));
-    // An id is the prefix and an index of at most 20 digits (v1.1).
+    // An id is the prefix and an index of at most 20 digits.
     if prefix.len() + 20 > crate::run::qualification::MAX_REQUEST_ID_BYTES {
         return Err(AdoptError::Usage(format!(
-            "--request-id-prefix of {} bytes: the request ids would be longer than the {} bytes proofpack reads (a v1.1 limit)",
+            "--request-id-prefix of {} bytes: the request ids would be longer than the {} bytes proofpack reads",
             prefix.len(),
             crate::run::qualification::MAX_REQUEST_ID_BYTES
         )));

@@ -201,7 +201,7 @@ pub fn parse_log(file: &Path, bytes: &[u8], prefix: &str) -> Result<ParsedLog, A
                     file,
                     n,
                     format!(
-                        "a request id of {} bytes; proofpack reads ids of at most {} (a v1.1 limit)",
+                        "a request id of {} bytes; proofpack reads ids of at most {}",
                         l.id.len(),
                         crate::run::qualification::MAX_REQUEST_ID_BYTES
                     ),

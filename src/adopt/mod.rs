@@ -1,5 +1,5 @@
 //! From the benchmark people already run to a sealed, published,
-//! verifiable result (v1.1, issue 24): `run new`, `run import`, `publish`.
+//! verifiable result: `run new`, `run import`, `publish`.
 //!
 //! A release manager holds a result file of `vllm bench serve
 //! --save-result --save-detailed` per point. This layer, above the

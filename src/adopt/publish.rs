@@ -292,7 +292,7 @@ fn engine_rows(
         rows.push(match manifest_lines(root, &w.digest)? {
             // The shards when every file is one; otherwise every file
             // (and the shards among them, when there are any): each count
-            // as the reader compares it (v1.1).
+            // as the reader compares it.
             Some((n, shards)) => PinnedRow {
                 label: "Checkpoint weights".into(),
                 value: format!(
@@ -418,7 +418,7 @@ pub fn publish(
     });
     fact_rows(root, &q, &mut pinned, &mut notes)?;
     // The standard sentences that hold of the run, each checked by
-    // verify itself before it is written (v1.1).
+    // verify itself before it is written.
     let mut statements =
         super::sentences::holding(root, &inputs, super::sentences::candidates(&v), |st| {
             default_writeup(&pinned, &measured, st)

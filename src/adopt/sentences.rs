@@ -1,4 +1,4 @@
-//! The standard sentences `publish` writes beside its tables (v1.1): the
+//! The standard sentences `publish` writes beside its tables: the
 //! within-limits totals, the warmups, the terminal requests of the client
 //! and the journal, the plan's points and the launch checks, each in a
 //! form contract section 9.6 reads. A sentence is written only when it

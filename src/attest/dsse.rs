@@ -52,7 +52,7 @@ const B64_URL_NOPAD: GeneralPurpose =
 
 /// Decodes base64 as the spec allows: standard or URL-safe alphabet (not
 /// mixed), with full padding or none. Refuses partial padding and
-/// whitespace. v1.1: non-zero unused bits in the last character are
+/// whitespace. Non-zero unused bits in the last character are
 /// accepted (they decode to the same bytes), as Python's `base64` and
 /// securesystemslib accept them; signatures are checked over the decoded
 /// bytes, so the spelling of the text never matters to a verdict.

@@ -30,7 +30,7 @@
 //! error type; `dsse` the envelope wire format, PAE and base64; `statement`
 //! the in-toto Statement; `sign` signing; `verify` verification, thresholds
 //! and [`Verified`]; `predicate` the engine and seal predicates;
-//! `subject_spec` subjects given on the command line; `vsa` (v1.1) the
+//! `subject_spec` subjects given on the command line; `vsa` the
 //! SLSA verification summary that `verify --vsa` signs.
 
 use crate::keys::Role;

@@ -38,7 +38,7 @@ pub struct Accelerator {
 }
 
 /// The predicate of an engine attestation
-/// (`urn:proofpack:predicate:engine:v1`). v1.1: unknown fields are ignored
+/// (`urn:proofpack:predicate:engine:v1`). Unknown fields are ignored
 /// and integer fields accept integral floats (`8.0`), as other writers (in-toto's
 /// protobuf JSON among them) emit them; the fields proofpack reads stay
 /// strictly typed.
@@ -159,7 +159,7 @@ impl EnginePredicate {
 /// totals of the bundle MANIFEST's file set (MANIFEST itself excluded), the
 /// sealing time and, as proofpack writes it, the tool that sealed.
 /// Unknown fields are ignored and counts may be integral floats, as for the
-/// engine predicate (v1.1).
+/// engine predicate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SealPredicate {
     /// Number of files listed in MANIFEST.
@@ -236,7 +236,7 @@ mod count {
 }
 
 /// Why a Statement of a predicate type proofpack defines or writes (engine,
-/// seal, v1.1 the verification summary) carries an invalid predicate, if it
+/// seal, the verification summary) carries an invalid predicate, if it
 /// does; `None` for other types.
 pub fn known_predicate_problem(st: &Statement) -> Option<String> {
     match st.predicate_type.as_str() {
@@ -276,7 +276,7 @@ mod tests {
         .unwrap();
         let p = SealPredicate::from_statement(&st).unwrap();
         assert_eq!((p.files, p.bytes, p.tool.as_deref()), (2, 10, None));
-        // v1.1: other writers' extra fields and integral floats are read.
+        // Other writers' extra fields and integral floats are read.
         let mut other = st.clone();
         other.predicate["extra"] = serde_json::json!(1);
         other.predicate["files"] = serde_json::json!(2.0);

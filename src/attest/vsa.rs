@@ -1,4 +1,4 @@
-//! v1.1: the SLSA Verification Summary Attestation (VSA) that `verify
+//! The SLSA Verification Summary Attestation (VSA) that `verify
 //! --vsa` writes: an in-toto Statement v1 whose subject is the verified
 //! bundle and whose predicate (`https://slsa.dev/verification_summary/v1`)
 //! says who verified it, when, under which policy and inputs, with which
@@ -21,7 +21,8 @@ use super::{check_rfc3339_utc, AttestError, Statement, Subject};
 pub const VSA_PREDICATE_TYPE: &str = "https://slsa.dev/verification_summary/v1";
 /// `verifier.id` is this prefix followed by proofpack's version.
 pub const VERIFIER_ID_PREFIX: &str = "https://proofpack.dev/verifier/v";
-/// `policy.uri`: the verification policy of `verify`, contract v1.1.
+/// `policy.uri`: the verification policy of `verify`, the contract
+/// (docs/spec/FORMATS.md) at the version the URI names.
 pub const POLICY_URI: &str = "https://proofpack.dev/policy/verify/v1.1";
 /// The extension field (a URI, as the VSA parsing rules allow) listing the
 /// auditor's inputs: the trust file, the pins, the publication.

@@ -1,6 +1,7 @@
-//! Reading ahead (v1.1): the file a bundle sealed in the v1.1 order holds
-//! right after its MANIFEST, read from the first blocks of the stream, so
-//! that a verifier knows what to collect before the one verifying pass.
+//! Reading ahead: the file a bundle sealed in proofpack's entry order
+//! holds right after its MANIFEST, read from the first blocks of the
+//! stream, so that a verifier knows what to collect before the one
+//! verifying pass.
 //! Nothing read here is trusted: the verifying pass hashes the same entry
 //! against MANIFEST, and the caller compares the two.
 
@@ -105,7 +106,7 @@ mod tests {
         );
         assert_eq!(read_ahead(&v1, 1 << 20), None);
         // A PAX header first declaring a gigabyte (its data cut short): not
-        // read into memory, not a v1.1 layout.
+        // read into memory, not the layout read ahead.
         let pax = bundle(
             d.path(),
             &[("r/PaxHeader", b'x', 1 << 30, b"30 path=r/MANIFEST\n")],

@@ -57,7 +57,7 @@ impl RootDir {
         };
         match &self.name {
             None => {
-                // v1.1: the root is a component of every extracted path.
+                // The root is a component of every extracted path.
                 if let Some(why) = crate::manifest::portable::component_problem(first) {
                     return Err(format!("not a portable name: {why}"));
                 }
@@ -149,13 +149,11 @@ impl Eq for dyn KeyView + '_ {}
 ///
 /// Paths are kept as a tree of interned components, (directory, name) ->
 /// node, so that the memory grows with the number of new components and not
-/// with the square of a path's depth (v1.1: every prefix used to be kept as
-/// its own string, so a thousand 4 KiB paths of 2,000 components took
-/// gigabytes). The number of distinct directories, explicit or implied by a
-/// path, is bounded by the entries limit.
+/// with the square of a path's depth. The number of distinct directories,
+/// explicit or implied by a path, is bounded by the entries limit.
 pub(crate) struct Paths {
     nodes: HashMap<Key, Node>,
-    /// v1.1: (directory, name folded by NFC and case folding) -> the name
+    /// (directory, name folded by NFC and case folding) -> the name
     /// as first spelled, for names not in folded form (portable-name rule).
     folded: HashMap<Key, Box<str>>,
     dirs: u64,
@@ -259,7 +257,7 @@ impl Paths {
     /// [`classify_path`]).
     pub(crate) fn register(&mut self, rel: &str, is_dir: bool) -> Result<(), Refusal> {
         const TWICE: &str = "duplicate path (the same path appears twice in the archive)";
-        // v1.1: a name that extracts to another file on macOS or Windows.
+        // A name that extracts to another file on macOS or Windows.
         if let Some(why) = crate::manifest::portable::path_problem(rel) {
             return Err(Refusal::Entry(format!("not a portable name: {why}")));
         }
@@ -409,7 +407,7 @@ pub(crate) fn kind_name(t: u8) -> String {
 }
 
 /// Past this many bytes, further problems with the same id are not appended
-/// to its detail (v1.1: the report stays bounded).
+/// to its detail (the report stays bounded).
 const MAX_MERGED_DETAIL: usize = 4096;
 const MORE: &str = "; and more problems with entries of this id";
 
@@ -417,9 +415,8 @@ const MORE: &str = "; and more problems with entries of this id";
 /// with the same id is merged into the first check.
 #[derive(Default)]
 pub(crate) struct EntryChecks {
-    /// The checks, in the order their ids first came (v1.1, issue 23: a
-    /// list and an index, not a map of checks that the report then copies:
-    /// at 42,000 entries the map alone was 13.7 MiB beside the report).
+    /// The checks, in the order their ids first came (a list and an index,
+    /// not a map of checks that the report then copies).
     checks: Vec<Check>,
     index: HashMap<String, u32>,
 }

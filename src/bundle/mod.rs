@@ -11,7 +11,7 @@
 //!   (mode 0644, owner 0, empty user and group names, one fixed mtime), PAX
 //!   records only where a ustar field cannot hold the value, and a gzip
 //!   header without time or name; the deflate data is written in fixed
-//!   blocks on every core (pargz.rs, v1.1), whose bytes do not depend on
+//!   blocks on every core (pargz.rs), whose bytes do not depend on
 //!   the number of threads. The same tree sealed twice, on any machine,
 //!   under any umask, gives the same bytes, so the published digest can be
 //!   recomputed by anyone holding the files.
@@ -94,14 +94,14 @@ pub struct Limits {
     /// Bytes of one entry (`entry_bytes`).
     pub max_entry_bytes: u64,
     /// Number of entries, files and directories (`entries`); the distinct
-    /// directories a bundle's paths imply are bounded by the same number
-    /// (v1.1), so that the reader's path registry stays bounded.
+    /// directories a bundle's paths imply are bounded by the same number,
+    /// so that the reader's path registry stays bounded.
     pub max_entries: u64,
     /// Bytes of one path, after PAX or GNU long names are applied (`path_bytes`).
     pub max_path_bytes: usize,
     /// Bytes of one PAX header or GNU long-name record (`pax_record_bytes`).
     pub max_pax_record_bytes: u64,
-    /// Sustained decompressed-to-compressed ratio (`ratio`, v1.1): over any
+    /// Sustained decompressed-to-compressed ratio (`ratio`): over any
     /// stretch of the stream, the output may exceed `max_ratio` times the
     /// compressed bytes read by at most [`RATIO_BURST_BYTES`]. Honest
     /// evidence (JSON, JSON Lines, manifests) compresses 2:1 to 30:1; a
@@ -123,28 +123,27 @@ impl Default for Limits {
     }
 }
 
-/// Default [`Limits::max_ratio`] (v1.1; v1 was a cumulative 1000:1 after the
-/// first MiB).
+/// Default [`Limits::max_ratio`].
 pub const DEFAULT_MAX_RATIO: u64 = 100;
 
 /// Output beyond `max_ratio` times the input that the ratio limit allows in
-/// any stretch of the stream (v1.1): the burst of a token bucket that
+/// any stretch of the stream: the burst of a token bucket that
 /// `max_ratio` refills per compressed byte.
 pub const RATIO_BURST_BYTES: u64 = 2 << 30;
 
 /// Bytes read after the end of the gzip member, or after a gzip error, to
-/// reach the end of the file (v1.1). Past them reading stops: the trailing
+/// reach the end of the file. Past them reading stops: the trailing
 /// data is reported as "at least" that much and the bundle's digest is not
 /// checkable, so that `verify /dev/zero` or a bundle followed by gigabytes of
 /// garbage ends at once.
 pub const TRAILING_READ_LIMIT: u64 = 1 << 20;
 
-/// Rejected or failed entries reported one check each (v1.1); the rest are
+/// Rejected or failed entries reported one check each; the rest are
 /// counted in one `bundle.entries` check, so that a report stays bounded.
 pub const MAX_REPORTED_ENTRY_FAILURES: usize = 1000;
 
 /// Bytes of a rejected path echoed in its check id and messages when the path
-/// is longer than the path limit (v1.1): the first bytes, then "… (N bytes)".
+/// is longer than the path limit: the first bytes, then "… (N bytes)".
 pub const ECHOED_PATH_BYTES: usize = 200;
 
 /// Options of [`seal`].
@@ -210,7 +209,7 @@ pub trait EntryVisitor {
     fn visit(&mut self, rel_path: &str, content: &mut dyn io::Read) -> io::Result<()>;
     /// The SHA-256 of every byte of the entry just visited (what the reader
     /// hashed as it passed, drained bytes included), so that a visitor
-    /// need not hash it again (v1.1, issue 23). Not called when the archive
+    /// need not hash it again. Not called when the archive
     /// ends inside the entry or reading stops there. The default ignores it.
     fn digested(&mut self, _rel_path: &str, _sha256: &Sha256Digest) {}
     /// A directory entry the reader accepted (relative to the root; "" for
@@ -234,7 +233,7 @@ pub struct BundleVerification {
     /// Sum of the sizes of the regular files found in the bundle that MANIFEST
     /// lists (what a seal's `bytes` must equal), when MANIFEST was usable.
     pub listed_bytes: Option<u64>,
-    /// v1.1: the id of the check whose failure stopped reading before the
+    /// The id of the check whose failure stopped reading before the
     /// end of the archive (`bundle.gzip`, `bundle.tar`, a `bundle.limit:*`),
     /// when reading stopped early: what was not reached is not absent.
     pub stopped_by: Option<String>,
@@ -314,7 +313,7 @@ pub enum BundleError {
         path: PathBuf,
     },
     /// The run directory holds something that is not a regular file inside
-    /// it (v1.1): the evidence cannot be sealed as it lies (exit 1).
+    /// it: the evidence cannot be sealed as it lies (exit 1).
     #[error("{}: cannot be sealed: {}", run_dir.display(), crate::manifest::describe_problems(problems))]
     Unsealable {
         /// The run directory.

@@ -1,4 +1,4 @@
-//! Deterministic parallel gzip (v1.1, spec section 5): pigz's scheme.
+//! Deterministic parallel gzip (spec section 5): pigz's scheme.
 //!
 //! The input (the tar stream) is cut into blocks of [`DEFLATE_BLOCK`] bytes.
 //! Each block is deflated on its own, on any core, by a compressor reset

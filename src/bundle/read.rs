@@ -354,7 +354,7 @@ impl Parser<'_> {
         let mut id_path;
         let mut rel = None;
         let classified = if raw_path.len() > self.limits.max_path_bytes {
-            // Echoed shortened, and judged no further (v1.1).
+            // Echoed shortened, and judged no further.
             self.w.path_limit_fails += 1;
             problems.push(format!(
                 "path of {} bytes exceeds the {}-byte limit",
@@ -482,8 +482,8 @@ impl Parser<'_> {
                 format!("MANIFEST has {size} bytes, more than the {cap}-byte cap"),
             );
         }
-        // Sized by what arrives, not by the declared length (v1.1: a
-        // 76-byte bundle used to reserve 1 GiB here).
+        // Sized by what arrives, not by the declared length (a bundle of a
+        // few bytes may declare a gigabyte).
         let mut data = Vec::new();
         match src.data(size, |b| data.extend_from_slice(b)) {
             Err(()) => return Step::Stop,
@@ -626,7 +626,7 @@ pub(crate) fn verify_with_sink<R: Read + Send>(
     sink: &mut dyn Sink,
     progress: &dyn Progress,
 ) -> Result<BundleVerification, BundleError> {
-    // Decompression runs on its own thread (v1.1, issue 23), the tar
+    // Decompression runs on its own thread, the tar
     // parser and the checks on this one.
     std::thread::scope(|scope| {
         let mut src = Source::spawn(scope, reader, limits, progress);

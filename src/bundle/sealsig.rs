@@ -169,7 +169,7 @@ pub fn verify_seal(
 pub const SEAL_STRUCTURE_CHECK_ID: &str = "seal.structure";
 
 /// The structure of a seal whose signature cannot be checked (no trust
-/// roots, v1.1): a well-formed envelope holding a seal Statement that names
+/// roots): a well-formed envelope holding a seal Statement that names
 /// this bundle's bytes and MANIFEST. A malformed or mismatched seal beside a
 /// bundle is evidence that does not hold, trusted or not.
 pub fn seal_structure(
@@ -217,7 +217,7 @@ pub struct SealOutcome {
     pub present: bool,
     /// True when its signature was checked against trust roots.
     pub signature_checked: bool,
-    /// v1.1: the seal file's name and the SHA-256 of the bytes checked,
+    /// The seal file's name and the SHA-256 of the bytes checked,
     /// when a seal file was read (an input of a verification summary).
     pub envelope: Option<(String, Sha256Digest)>,
 }

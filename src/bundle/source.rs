@@ -115,7 +115,7 @@ pub(crate) struct StreamEnd {
     pub trailing_capped: bool,
 }
 
-/// The ratio limit (v1.1), a token bucket: every compressed byte read adds
+/// The ratio limit, a token bucket: every compressed byte read adds
 /// `rate` bytes of allowance, up to `burst`; every decompressed byte takes
 /// one. Equivalently, over any stretch of the stream the output is at most
 /// `burst` plus `rate` times the input of that stretch. The writer keeps one
@@ -158,7 +158,7 @@ impl RatioBudget {
     }
 }
 
-/// The decompressing half of the reader (v1.1, issue 23): it runs on its own
+/// The decompressing half of the reader: it runs on its own
 /// thread, inflates into windows and enforces the total and ratio limits as
 /// it goes; the tar parser, the entry hashes and the evidence checks run on
 /// the calling thread, a few windows behind it.
@@ -228,7 +228,7 @@ impl<'p, R: Read> Inflater<'p, R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     let raw = self.dec.get_ref().inner.get_ref().io_error;
-                    // Where reading stopped (v1.1): the archive's bytes
+                    // Where reading stopped: the archive's bytes
                     // read good, and how far into the file the decoder
                     // had read (the damage is at or before that byte).
                     let at = format!(

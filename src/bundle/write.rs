@@ -94,7 +94,7 @@ pub fn validate_root_name(name: &str) -> Result<(), BundleError> {
     if name.len() > 255 {
         return Err(bad("longer than 255 bytes"));
     }
-    // v1.1: the root is the first component of every path the reader
+    // The root is the first component of every path the reader
     // holds to the portable-name rule.
     if let Some(why) = manifest::portable::component_problem(name) {
         return Err(bad(&format!("not a portable name: {why}")));
@@ -161,10 +161,10 @@ impl<W: Write> Write for HashWriter<W> {
 
 /// The entry whose bytes hold archive offset `offset` (for the ratio
 /// limit's message): MANIFEST, a file's path, or the end blocks.
-/// The file a verifier reads first, right after MANIFEST (v1.1).
+/// The file a verifier reads first, right after MANIFEST.
 pub const READ_FIRST: &str = "qualification.json";
 
-/// The order entries are written in after MANIFEST (v1.1): `READ_FIRST`
+/// The order entries are written in after MANIFEST: `READ_FIRST`
 /// first when the run has one, so that a verifier knows what to read
 /// before the rest of the stream passes and reads the bundle once; then
 /// every other file in MANIFEST's (path) order.
@@ -354,7 +354,7 @@ fn seal_impl(
             path: run_dir.to_path_buf(),
         });
     }
-    // One writer of this output at a time; readers wait for it (v1.1).
+    // One writer of this output at a time; readers wait for it.
     let _lock = crate::atomic::OutputLock::exclusive(out)?;
     let stale_seal = seal_path(out);
     let stale = sign.is_none() && std::fs::symlink_metadata(&stale_seal).is_ok();
@@ -381,7 +381,7 @@ fn seal_impl(
         .to_string();
 
     // Pass 1: list and hash.
-    // Regular files only (v1.1): a symlink, special file or hard link to
+    // Regular files only: a symlink, special file or hard link to
     // outside the run is refused, exactly as `verify RUN_DIR` refuses it.
     let (mut files, problems) = manifest::scan_run_dir(run_dir)?;
     if !problems.is_empty() {
@@ -423,7 +423,7 @@ fn seal_impl(
         .map(|f| (f.rel.as_str(), (f.abs.as_path(), f.stat)))
         .collect();
 
-    // What the reader would refuse is not written (v1.1).
+    // What the reader would refuse is not written.
     let limits = Limits::default();
     let beyond = |limit: &'static str, detail: String| BundleError::ExceedsReaderLimits {
         run_dir: run_dir.to_path_buf(),
@@ -441,7 +441,7 @@ fn seal_impl(
         hasher: Hasher::new(),
     };
     let out_err = io_err(out);
-    // v1.1: deflated in independent blocks on every core (pargz.rs); the
+    // Deflated in independent blocks on every core (pargz.rs); the
     // bytes do not depend on the number of threads.
     let mut gz = ParGz::new(
         hw,

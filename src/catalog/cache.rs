@@ -16,7 +16,7 @@
 //!
 //! and an entry is stored only when the stat taken when the file was found
 //! equals the `fstat` of the descriptor that was read, taken both before its
-//! first byte was read and after its last (v1.1: the file read is the file
+//! first byte was read and after its last (the file read is the file
 //! found, and it did not change while it was read), and rule 2 already
 //! holds. The descriptor matters: a stat by path before and after reading
 //! says nothing about which file was read if a parent directory was

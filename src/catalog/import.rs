@@ -1,13 +1,13 @@
-//! `catalog import` of a manifest file, streamed (v1.1): the file is read
+//! `catalog import` of a manifest file, streamed: the file is read
 //! twice, entry by entry, never parsed into a table of entries. The first
 //! pass checks it (every rule of the manifest parser, see
 //! [`crate::manifest::EntryStream`]) and measures the body the baseline
 //! will store; the second writes that body into the row's blob as it reads
 //! the file again, and must find the same manifest, or nothing is stored.
-//! A file that cannot be streamed (entries out of order, say) is read whole
-//! and stored as before. The body is the baselines table's last column
-//! (schema 3, v1.1, issue 23), so SQLite stores its zero blob without
-//! building the row whole, and memory does not follow the body's size.
+//! A file that cannot be streamed (entries out of order, say) is read whole,
+//! then stored. The body is the baselines table's last column (schema 3),
+//! so SQLite stores its zero blob without building the row whole, and
+//! memory does not follow the body's size.
 
 use std::io::Write;
 use std::path::Path;

@@ -56,10 +56,10 @@ const MIGRATIONS: &[&str] = &[
         sha256      BLOB NOT NULL,
         recorded_ns INTEGER NOT NULL
      ) WITHOUT ROWID;",
-    // 3 (v1.1, issue 23): a baseline's body is the last column, so that
-    // SQLite stores the zero blob of a streamed import without building
-    // the row whole (it did, for a blob followed by other columns: 254 MiB
-    // for a manifest of a million entries). The rows are copied as they are.
+    // 3: a baseline's body is the last column, so that SQLite stores the
+    // zero blob of a streamed import without building the row whole (as it
+    // does for a blob followed by other columns). The rows are copied as
+    // they are.
     "CREATE TABLE baselines_v3 (
         name            TEXT PRIMARY KEY,
         manifest_sha256 TEXT NOT NULL,

@@ -131,7 +131,7 @@ pub struct VerifyArgs {
     /// Distinct trusted keys that must have signed.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub threshold: u64,
-    /// v1.1: the bundle a verification summary (--role auditor) must be
+    /// The bundle a verification summary (--role auditor) must be
     /// about: its SHA-256 must be a subject's digest.
     #[arg(long, value_name = "BUNDLE")]
     pub subject: Option<PathBuf>,
@@ -384,13 +384,13 @@ fn run_verify(a: VerifyArgs, ui: &Ui) -> Result<i32> {
             ui.note(&format!("attest verify: {msg}"));
         }
     }
-    // A host launch-check report (v1.1): signed is not enough, the check
+    // A host launch-check report: signed is not enough, the check
     // it records must have passed.
     let host_problem = match &v.result {
         Ok(st) => host_report_problem(st.get()),
         Err(_) => None,
     };
-    // v1.1: the auditor role signs verification summaries only, and a
+    // The auditor role signs verification summaries only, and a
     // summary holds only under it (and, with --subject, for that bundle).
     let vsa_checks = match &v.result {
         Ok(st) => attest::vsa_checks(st.get(), role, subject),

@@ -47,7 +47,7 @@ pub struct LimitArgs {
     #[arg(long, value_name = "BYTES", default_value = "1MiB", value_parser = parse_bytes)]
     pub max_pax_record_bytes: u64,
     /// Decompression bound: in any stretch of the stream, output may be at
-    /// most 2 GiB plus this many times the compressed input (v1.1; honest
+    /// most 2 GiB plus this many times the compressed input (honest
     /// evidence compresses 2:1 to 30:1, a bomb of zeros 1000:1).
     #[arg(long, value_name = "N", default_value_t = proofpack::bundle::DEFAULT_MAX_RATIO)]
     pub max_ratio: u64,

@@ -126,7 +126,7 @@ pub struct InfoArgs {
 
 pub fn run_catalog(a: CatalogArgs, ui: &Ui) -> Result<i32> {
     // Only import stores something: it creates the catalog if need be. The
-    // other verbs read, and create no catalog file (v1.1).
+    // other verbs read, and create no catalog file.
     let c = match &a.command {
         CatalogCommand::Import(_) => ui.open_catalog("proofpack catalog import")?,
         _ => match ui.open_existing_catalog("proofpack catalog")? {
@@ -352,7 +352,7 @@ fn plain(v: &Value) -> String {
     }
 }
 
-/// Shows the baseline `name` (v1.1: `catalog show` finds baselines by name).
+/// Shows the baseline `name` (`catalog show` finds baselines by name).
 fn show_baseline(c: &Catalog, name: &str, json_out: bool) -> Result<i32> {
     let info = c
         .baselines()?
@@ -520,7 +520,7 @@ fn import(c: &Catalog, a: ImportArgs, ui: &Ui) -> Result<i32> {
         c.refuse_existing_baseline(&a.name)?;
     }
     let source = std::fs::canonicalize(&a.file).unwrap_or_else(|_| a.file.clone());
-    // v1.1: streamed, never held whole (read whole only when it must be).
+    // Streamed, never held whole (read whole only when it must be).
     let m = super::filekind::read_as(
         &a.file,
         "MANIFEST_FILE",

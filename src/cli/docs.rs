@@ -48,7 +48,7 @@ pub fn completions(a: CompletionsArgs, mut cmd: clap::Command) -> Result<i32> {
 
 /// One page: clap's NAME, SYNOPSIS, DESCRIPTION, OPTIONS (the verb's own,
 /// then GLOBAL OPTIONS) and SUBCOMMANDS, then EXIT STATUS, EXAMPLES and
-/// SEE ALSO (v1.1), then VERSION. `pages` lists every page written, so
+/// SEE ALSO, then VERSION. `pages` lists every page written, so
 /// that SEE ALSO names only pages that exist.
 fn render(cmd: &clap::Command, page: &str, pages: &[String]) -> Result<Vec<u8>> {
     use clap_mangen::roff::{bold, roman, Roff};

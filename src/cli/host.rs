@@ -127,10 +127,10 @@ pub struct FleetVerifyArgs {
     /// The weights record (the JSON manifest record, with sizes and shard
     /// header digests) of the pinned manifest: the reports' totals and
     /// shard headers are compared with it. Needed for --mode sizes-only
-    /// unless --weights-manifest names the record itself (v1.1).
+    /// unless --weights-manifest names the record itself.
     #[arg(long, value_name = "RECORD.json")]
     pub weights_record: Option<PathBuf>,
-    /// The run the reports must have been made for (v1.1).
+    /// The run the reports must have been made for.
     #[arg(long, value_name = "NAME")]
     pub run: Option<String>,
     /// The least mode a report must have been made in: `full` (the
@@ -270,7 +270,7 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
         FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())
     })?;
     // A manifest file given as --weights-manifest that is a JSON record
-    // (with sizes) is also the record the reports are held to (v1.1).
+    // (with sizes) is also the record the reports are held to.
     let mut named_record = None;
     let weights = digest_or_file(&a.weights_manifest, "--weights-manifest", |p| {
         let m = super::manifest::read_model_manifest(p, "--weights-manifest", None)?;
@@ -306,7 +306,7 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
             ModeArg::SizesOnly => Mode::SizesOnly,
         },
     );
-    // v1.1: the reports name the fleet file they were checked for.
+    // The reports name the fleet file they were checked for.
     req.fleet = fleet::Expect::Is(Sha256Digest::of_bytes(&fleet_bytes));
     if let Some(r) = record {
         req.record = fleet::Expect::Is(r);

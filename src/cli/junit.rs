@@ -1,4 +1,4 @@
-//! `--junit FILE` (v1.1), shared by the verbs that print a report
+//! `--junit FILE`, shared by the verbs that print a report
 //! (`verify`, `check`, `fleet verify`, `results check`, `receipt verify`):
 //! the same report as a JUnit XML file for a CI system's test view. The
 //! file is checked before the work starts and written whatever the verdict;

@@ -59,7 +59,7 @@ pub struct TrustArgs {
     /// Trust this public key for host launch-check reports (repeatable).
     #[arg(long, value_name = "PUBLIC_KEY")]
     pub host: Vec<PathBuf>,
-    /// v1.1: trust this public key for verification summaries, the VSAs
+    /// Trust this public key for verification summaries, the VSAs
     /// `verify --vsa` writes (repeatable).
     #[arg(long, value_name = "PUBLIC_KEY")]
     pub auditor: Vec<PathBuf>,

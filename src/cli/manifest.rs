@@ -52,8 +52,8 @@ pub fn read_manifest_arg(path: &Path, flag: &str, format: Option<Format>) -> Res
     })
 }
 
-/// Refuses a manifest that lists no file where a model is expected (v1.1:
-/// an empty manifest is a valid file set, but checking a model against it
+/// Refuses a manifest that lists no file where a model is expected (an
+/// empty manifest is a valid file set, but checking a model against it
 /// checks nothing, and a signed report of it vouches for nothing).
 pub fn require_model(m: Manifest, origin: &str) -> Result<Manifest> {
     if m.is_empty() {
@@ -72,7 +72,7 @@ pub fn read_model_manifest(path: &Path, flag: &str, format: Option<Format>) -> R
     )
 }
 
-/// A model's manifest file to stream (v1.1): its first entry is read here,
+/// A model's manifest file to stream: its first entry is read here,
 /// so that an empty manifest is refused as [`require_model`] refuses it; a
 /// file that does not stream is read whole by [`read_model_manifest`], which
 /// names what it is when it is no manifest.
@@ -89,7 +89,7 @@ fn model_manifest_source(
     }
 }
 
-/// v1.1: refuses `-o OUT` inside the tree being hashed, unless an
+/// Refuses `-o OUT` inside the tree being hashed, unless an
 /// `--exclude` pattern leaves it out: the manifest would list a previous
 /// run's output (or a half-written temporary file), and the next `check`
 /// would fail on the manifest itself.
@@ -167,8 +167,8 @@ fn cache_session<'c>(
 fn finish_cache(ui: &Ui, session: Option<CacheSession<'_>>, root: Option<&Path>) {
     let Some(session) = session else { return };
     match session.finish() {
-        // v1.1: a bookkeeping line, not a result: only with -v (in CI logs
-        // it read like a warning).
+        // A bookkeeping line, not a result: only with -v (in CI logs it
+        // would read like a warning).
         Ok(st) if st.looked_up > 0 && ui.verbose => {
             let label = root
                 .map(|r| format!(" ({})", r.display()))
@@ -210,7 +210,7 @@ fn catalog_for_cache(ui: &Ui, walk: &WalkArgs) -> Option<Catalog> {
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct ManifestArgs {
     /// `manifest merge PARTS... -o OUT`: join the parts of a partitioned
-    /// manifest (v1.1). A directory named `merge` is given as `./merge`.
+    /// manifest. A directory named `merge` is given as `./merge`.
     #[command(subcommand)]
     pub command: Option<super::partition::ManifestCommand>,
     /// Directory (or single file) to list.
@@ -313,7 +313,7 @@ fn summary_of(
     )
 }
 
-/// `manifest PATH` without `--record` (v1.1, issue 23): the entries are
+/// `manifest PATH` without `--record`: the entries are
 /// written as they are hashed, in manifest order, to a spill (memory, then
 /// an unlinked temporary file), and to the output once the whole tree was
 /// listed and hashed; nothing is written when it fails. What is held is one
@@ -512,7 +512,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         anyhow::bail!("--manifest-format does not apply to {origin}: a catalog baseline is read as it was recorded");
     }
     let catalog = catalog_for_args(ui, &[&a.manifest], &a.walk, !a.sizes_only)?;
-    // v1.1: a manifest file is streamed (read whole only when it must be).
+    // A manifest file is streamed (read whole only when it must be).
     let mut source = match catalog_name(&a.manifest) {
         Some(name) => ManifestSource::Loaded(Arc::new(require_model(
             load_baseline(catalog.as_ref(), name)?,
@@ -522,7 +522,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
             model_manifest_source(&a.manifest, "--manifest", a.manifest_format.map(Into::into))?
         }
     };
-    // v1.1: the shard headers are what let sizes-only tell swapped shards;
+    // The shard headers are what let sizes-only tell swapped shards;
     // a record without their digests is refused, not checked and passed.
     if a.sizes_only && !a.no_structure {
         // Streamed: memory of one entry, whatever the record's size.
@@ -566,7 +566,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     if let Some(e) = failed {
         return Err(anyhow::Error::new(e).context("writing the report to a temporary file"));
     }
-    // v1.1: the launch check reads every shard's header (structure, pinned
+    // The launch check reads every shard's header (structure, pinned
     // header digest); the data stays unread.
     let mut shard_failed = 0;
     let shards = if a.sizes_only && !a.no_structure {
@@ -640,7 +640,7 @@ fn diff_side(
     })
 }
 
-/// v1.1: paths of a manifest that are one file on macOS and Windows
+/// Paths of a manifest that are one file on macOS and Windows
 /// (equal after Unicode NFC and case folding) are warned about, never
 /// failed: a model tree's manifest stays byte-exact.
 /// A manifest file is read for this in two passes of its own (see

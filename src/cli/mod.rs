@@ -148,7 +148,7 @@ impl Ui {
     /// (recording seals and verifications, the hash cache): when it is
     /// disabled this is `None`; when it is unusable (corrupt, locked past the
     /// busy timeout, newer schema, unwritable) a warning says so on stderr
-    /// and this is `None`. With `create` false (v1.1: the read-only verbs
+    /// and this is `None`. With `create` false (the read-only verbs
     /// `verify`, `check`, `diff`, `manifest`) a missing catalog file is
     /// `None` as well, silently: a verb that only reads leaves no catalog
     /// behind where there was none.

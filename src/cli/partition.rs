@@ -1,5 +1,5 @@
 //! `manifest --partition K/N` and `manifest merge`: one tree hashed in parts
-//! on many machines (v1.1).
+//! on many machines.
 
 use std::path::{Path, PathBuf};
 

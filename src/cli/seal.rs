@@ -30,7 +30,7 @@ pub struct SealArgs {
     #[arg(long, value_name = "RELEASE_KEY")]
     pub key: Option<PathBuf>,
     /// Hashing and compression threads (default: one per core). The bundle's
-    /// bytes are the same for any number (v1.1: deflated in 128 KiB blocks).
+    /// bytes are the same for any number (deflated in 128 KiB blocks).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// Print the result as JSON on stdout.

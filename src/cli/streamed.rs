@@ -1,4 +1,4 @@
-//! Output of the verbs that stream (`check`, `diff`, v1.1): their checks
+//! Output of the verbs that stream (`check`, `diff`): their checks
 //! arrive one by one and are written as they come, but to a [`Spill`] (memory,
 //! then an anonymous temporary file), not to stdout: nothing is printed
 //! until the whole input was read and found readable (a manifest may turn

@@ -36,7 +36,7 @@ pub struct UnpackArgs {
     pub limits: LimitArgs,
 }
 
-/// v1.1: `-C DIR` that does not exist is created (one level, like
+/// `-C DIR` that does not exist is created (one level, like
 /// `mkdir DIR`: its parent must exist), and removed again unless the unpack
 /// succeeds; a path that is not a directory is named as such. True when it
 /// was created here.

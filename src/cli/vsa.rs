@@ -1,4 +1,4 @@
-//! v1.1: `verify --vsa OUT --vsa-key KEY`, the signed SLSA verification
+//! `verify --vsa OUT --vsa-key KEY`, the signed SLSA verification
 //! summary of a verification: its output and key are checked before the
 //! verification starts, and it is written after it, PASSED or FAILED.
 

@@ -1,5 +1,5 @@
 //! The checks of one host's one trusted report (`<prefix>:<host>.<sub>`):
-//! what it was checked against and how, what it found, and (v1.1) that it
+//! what it was checked against and how, what it found, and that it
 //! is bound to this run: the run's name, the fleet's digest, a time between
 //! the engines' launch (minus the stated window) and the first request,
 //! the manifest's totals and the shard headers of the weights record.
@@ -28,7 +28,7 @@ pub struct Good {
     pub weights_subject: Option<Sha256Digest>,
     /// The `config.json` subject.
     pub config_subject: Option<Sha256Digest>,
-    /// A report of the v1 predicate (before contract v1.1): it names no
+    /// A report of the v1 predicate (`host-check:v1`): it names no
     /// run, no fleet and no shard headers, so those bindings are not shown.
     pub v1: bool,
 }
@@ -72,7 +72,7 @@ fn v1_binding(id: &str, h: &str, what: &str, g: &Good, req: &FleetRequirements) 
 /// The detail of a binding a v1 report cannot show.
 fn v1_unbound(h: &str, what: &str, g: &Good) -> String {
     format!(
-        "{}: host {h}'s report is of the v1 predicate (before contract v1.1) and names no {what}, so it is not shown to be this run's",
+        "{}: host {h}'s report is of the older v1 predicate and names no {what}, so it is not shown to be this run's",
         g.origin
     )
 }

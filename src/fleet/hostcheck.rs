@@ -35,9 +35,9 @@ pub struct HostCheckOptions {
     pub config: Option<ConfigSource>,
     /// Hashing threads for `--full` (0: one per core).
     pub threads: usize,
-    /// v1.1: the run the check is made for (the qualification's name).
+    /// The run the check is made for (the qualification's name).
     pub run: String,
-    /// v1.1: SHA-256 of the fleet file the host is checked for.
+    /// SHA-256 of the fleet file the host is checked for.
     pub fleet: Sha256Digest,
 }
 
@@ -75,7 +75,7 @@ pub fn host_check(
         ));
     }
     if opts.mode == Mode::SizesOnly && manifest.has_sizes() {
-        // v1.1: without the header digests a sizes-only check cannot tell
+        // Without the header digests a sizes-only check cannot tell
         // two equal-size shards swapped under each other's names.
         manifest.require_header_digests(origin)?;
     }
@@ -92,7 +92,7 @@ pub fn host_check(
     };
     let mut report = manifest::check(root, manifest, origin, &check_opts, progress)?;
     if opts.mode == Mode::SizesOnly {
-        // v1.1 (contract 2.1, 10): the sizes-only launch check also reads
+        // Contract 2.1 and 10: the sizes-only launch check also reads
         // every safetensors shard's header (its structure, and the header
         // digest the manifest record pins), never the tensor data; a
         // truncated shard, a corrupt header or two equal-size shards
@@ -162,7 +162,7 @@ pub fn host_check(
 }
 
 /// The header digest of every safetensors entry of `manifest` present
-/// under `root` (v1.1), as read on the host, in path order.
+/// under `root`, as read on the host, in path order.
 fn shard_headers(root: &Path, manifest: &Manifest) -> Vec<ShardHeader> {
     use rayon::prelude::*;
     let single = root.is_file();

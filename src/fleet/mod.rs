@@ -1,4 +1,4 @@
-//! Launch checks on every host of a fleet (issue 12, contract v1.1): signed
+//! Launch checks on every host of a fleet (contract section 10): signed
 //! host reports and a fleet-wide verdict.
 //!
 //! A fleet serves from many hosts, and one host with a stale or truncated
@@ -34,12 +34,12 @@ pub use verify::{
     verify_fleet, verify_fleet_files, FleetHosts, FleetVerification, HostRow, ReportIn,
 };
 
-/// The predicate type of a host launch-check report (v1.1: bound to a run,
-/// a fleet and the shard headers found).
+/// The predicate type of a host launch-check report (bound to a run, a
+/// fleet and the shard headers found).
 pub const HOST_CHECK_PREDICATE_TYPE: &str = "urn:proofpack:predicate:host-check:v1.1";
 
-/// The predicate type of host reports before contract v1.1, which named no
-/// run, no fleet and no shard headers: refused with that reason.
+/// The predicate type of older host reports, which name no run, no fleet
+/// and no shard headers: refused with that reason.
 pub const HOST_CHECK_PREDICATE_TYPE_V1: &str = "urn:proofpack:predicate:host-check:v1";
 
 /// How much of the weights a host check read.
@@ -96,17 +96,17 @@ pub struct HostCheckPredicate {
     pub finished_at: String,
     /// `proofpack <version>`.
     pub tool: String,
-    /// v1.1: the run the check was made for (the qualification's `name`).
+    /// The run the check was made for (the qualification's `name`).
     pub run: String,
-    /// v1.1: `sha256:<hex>` of the fleet file the host was checked for (a
+    /// `sha256:<hex>` of the fleet file the host was checked for (a
     /// qualification's qualified fleet).
     pub fleet: String,
-    /// v1.1: every safetensors entry of the manifest found on the host, with
+    /// Every safetensors entry of the manifest found on the host, with
     /// the SHA-256 of its header as read there (null when it has none).
     pub shards: Vec<ShardHeader>,
 }
 
-/// One shard's header digest as a host found it (v1.1).
+/// One shard's header digest as a host found it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardHeader {

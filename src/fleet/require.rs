@@ -1,5 +1,5 @@
 //! What a fleet's host reports are held to: the pinned digests and mode,
-//! and (v1.1) the run, the fleet file, the weights record and the times
+//! and the run, the fleet file, the weights record and the times
 //! each check must fall between.
 
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ pub enum Expect<T> {
     /// Not compared: the auditor did not ask (the detail says so).
     NotAsked(String),
     /// Not compared: the run holds nothing to compare with (evidence
-    /// made before contract v1.1 names no qualified fleet or weights
+    /// made by an older proofpack names no qualified fleet or weights
     /// record); the detail says so, and `--require-all` fails it.
     NoEvidence(String),
     /// Not known, because the check `cause` failed.
@@ -28,7 +28,7 @@ pub enum Expect<T> {
 }
 
 /// What a weights record (a JSON manifest record) fixes of a host's
-/// report (v1.1): its totals and the header digest of every shard.
+/// report: its totals and the header digest of every shard.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WeightsRecord {
     /// Where the record came from (for messages).
@@ -66,23 +66,23 @@ pub struct FleetRequirements {
     pub config: Option<Sha256Digest>,
     /// The least mode accepted.
     pub mode: Mode,
-    /// v1.1: the run the reports must have been made for.
+    /// The run the reports must have been made for.
     pub run: Expect<String>,
-    /// v1.1: the digest of the fleet file they must name.
+    /// The digest of the fleet file they must name.
     pub fleet: Expect<Sha256Digest>,
-    /// v1.1: the weights record their totals and shard headers must equal;
+    /// The weights record their totals and shard headers must equal;
     /// without one, they must agree across hosts (`<prefix>s.agree`).
     pub record: Expect<WeightsRecord>,
-    /// v1.1: when each host's check must have run.
+    /// When each host's check must have run.
     pub times: Expect<BTreeMap<String, TimeBounds>>,
     /// `--require-all`: a config the operator stated, not hashed on the
     /// host, and a binding the evidence cannot show (a v1 report, a run
     /// naming no qualified fleet or weights record) fail instead of being
     /// not checked.
     pub require_all: bool,
-    /// v1.1: a report of the v1 predicate (no run, fleet or shard headers)
+    /// A report of the v1 predicate (no run, fleet or shard headers)
     /// has those bindings not checked instead of failed: a qualification
-    /// sealed before contract v1.1 still verifies, and its verdict says
+    /// sealed by an older proofpack still verifies, and its verdict says
     /// its launch checks are not bound. `fleet verify` fails them.
     pub accept_v1: bool,
 }

@@ -26,7 +26,7 @@ pub struct FleetHosts {
 
 impl FleetHosts {
     /// Reads `{"hosts": [{"name": ...}, ...]}`, or a qualified-fleet file's
-    /// `{"engines": [{"host": ...}, ...]}` (v1.1).
+    /// `{"engines": [{"host": ...}, ...]}`.
     pub fn parse(bytes: &[u8], origin: &str) -> Result<FleetHosts, FleetError> {
         let bad = |reason: String| FleetError::BadFleet {
             origin: origin.into(),
@@ -105,7 +105,7 @@ pub struct FleetVerification {
     pub rows: Vec<HostRow>,
 }
 
-/// A v1 report's predicate (before contract v1.1: no `run`, `fleet` or
+/// A v1 report's predicate (`host-check:v1`: no `run`, `fleet` or
 /// `shards`), read as the current one with those fields as placeholders
 /// (`run` "v1", the fleet as the weights manifest's digest, no shards); the
 /// report is marked [`Good::v1`] and its run, fleet and shard bindings are
@@ -307,7 +307,7 @@ pub fn verify_fleet(
     (checks, rows)
 }
 
-/// `<prefix>s.agree` (v1.1, without a weights record): every host with
+/// `<prefix>s.agree` (without a weights record): every host with
 /// one trusted report states the same totals and shard header digests.
 fn agree_check(hosts: &[String], good: &BTreeMap<String, Vec<Good>>, prefix: &str) -> Check {
     let id = format!("{prefix}s.agree");
@@ -351,7 +351,7 @@ pub fn verify_fleet_files(
     req: &FleetRequirements,
 ) -> Result<FleetVerification, FleetError> {
     if req.mode == Mode::SizesOnly {
-        // v1.1: a sizes-only report tells swapped shards only by their
+        // A sizes-only report tells swapped shards only by their
         // headers, which only the record pins.
         match &req.record {
             Expect::Is(r) => {

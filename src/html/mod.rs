@@ -1,6 +1,6 @@
-//! The auditor's report as one self-contained HTML page (v1.1, issue 15),
-//! drawn from the JSON report alone (`proofpack/report/v1` with its v1.1
-//! page fields), so that the page and the JSON can never disagree.
+//! The auditor's report as one self-contained HTML page, drawn from the
+//! JSON report alone (`proofpack/report/v1` with its page fields), so that
+//! the page and the JSON can never disagree.
 //!
 //! One file: styles inline, plots as inline SVG ([`plot`], drawn with
 //! `plotters`), no script, no font, no link to anything: it opens from a USB
@@ -102,8 +102,8 @@ fn show(v: &Value) -> String {
     }
 }
 
-/// v1.1: the styles of the check tables on a page with failures. Fixed
-/// column widths (a long detail or a long check id can no longer squeeze
+/// The styles of the check tables on a page with failures. Fixed column
+/// widths (a long detail or a long check id cannot squeeze
 /// the Detail column to a few characters or push the table off the page),
 /// expected and found under the detail, hex broken anywhere in its cell,
 /// and a very long detail kept within a scrollable box.
@@ -364,8 +364,8 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
     Ok(())
 }
 
-/// Renders a JSON report (`proofpack/report/v1`, with the v1.1 page
-/// fields when present) as one HTML page.
+/// Renders a JSON report (`proofpack/report/v1`, with its page fields
+/// when present) as one HTML page.
 pub fn render(report: &Value) -> Result<String, HtmlError> {
     // A page shows what its report's checks give, never what a saved
     // report claims beside them.
@@ -392,8 +392,8 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
         .copied()
         .filter(|c| c["ok"] == Value::Bool(false))
         .collect();
-    // A page without failures is drawn exactly as before v1.1's failing
-    // layout; a page with failures gets the fixed-width check tables.
+    // A page without failures keeps the plain check tables; a page with
+    // failures gets the fixed-width ones.
     let rows: fn(&mut String, &[&Value], bool) = if failed.is_empty() {
         check_rows
     } else {
@@ -456,8 +456,8 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     plots(&mut out, report)?;
     // Every check, grouped by area as in the terminal; groups with a
     // failure open.
-    // (A report saved before v1.1 names no areas: its checks are grouped by
-    // the head of their ids.)
+    // (A report saved by an older proofpack names no areas: its checks are
+    // grouped by the head of their ids.)
     let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
     for c in &checks {
         let a = match c["area"].as_str() {

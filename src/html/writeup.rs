@@ -1,4 +1,4 @@
-//! The write-up on the page (v1.1): the publication's rendered blocks from
+//! The write-up on the page: the publication's rendered blocks from
 //! the report's `published.writeup`, each statement and each checked cell
 //! marked pass (green), fail (red, the evidence's value shown beside it by
 //! the style sheet, from `data-found`) or not checked (grey), and naming

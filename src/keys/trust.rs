@@ -28,10 +28,10 @@ pub enum Role {
     Engine,
     /// Signs bundle seals (`urn:proofpack:predicate:seal:v1`).
     Release,
-    /// v1.1: signs host launch-check reports
+    /// Signs host launch-check reports
     /// (`urn:proofpack:predicate:host-check:v1`).
     Host,
-    /// v1.1: signs verification summaries (`verify --vsa`, predicate
+    /// Signs verification summaries (`verify --vsa`, predicate
     /// `https://slsa.dev/verification_summary/v1`). Counts for no other
     /// check: an auditor's key vouches for verdicts, not for evidence.
     Auditor,
@@ -81,7 +81,7 @@ pub struct TrustedKey {
     pub key: VerifyingKey,
     /// A person's name for the key, shown in messages.
     pub label: Option<String>,
-    /// v1.1: the engine ids this key may attest for (`None`: any engine).
+    /// The engine ids this key may attest for (`None`: any engine).
     pub engines: Option<Vec<String>>,
 }
 

@@ -2,7 +2,7 @@
 //! listed file present and unchanged, nothing unlisted; `--sizes-only` reads
 //! no content) and the safetensors [`structure_check`] of the launch check.
 //!
-//! v1.1: the check is a merge of two sequences in path order, the
+//! The check is a merge of two sequences in path order, the
 //! manifest's entries ([`EntryStream`]) and the tree's files
 //! ([`SortedWalk`], one directory at a time), so that neither side is held
 //! whole: what is kept is the files waiting to be hashed (in batches of
@@ -30,7 +30,7 @@ pub const HASH_BATCH: usize = 4096;
 /// Checks waiting for the files before them to be hashed, at most.
 const MAX_WAITING: usize = 4 * HASH_BATCH;
 
-/// v1.1: the structural check of the launch check (`check --sizes-only`,
+/// The structural check of the launch check (`check --sizes-only`,
 /// and a host's launch check): every safetensors entry of `manifest`
 /// present under `root` as a file is checked from its header, and against
 /// its pinned header digest (checks `shard.<rule>:<path>`, see
@@ -312,7 +312,7 @@ pub fn check_streamed(
     Ok(Checked { manifest, shards })
 }
 
-/// v1.1: [`Manifest::require_header_digests`] over a manifest read one
+/// [`Manifest::require_header_digests`] over a manifest read one
 /// entry at a time (memory of one entry): a record with sizes whose
 /// `.safetensors` entries do not all pin a header digest is refused
 /// (sizes-only cannot tell swapped shards without them). A manifest

@@ -1,6 +1,6 @@
 //! Counting a canonical manifest's entries as its bytes stream by, without
 //! holding it: every line is a file, and a line whose path ends in
-//! `.safetensors` is a shard (v1.1: "96 safetensors shards" is compared
+//! `.safetensors` is a shard ("96 safetensors shards" is compared
 //! with the shards, "102 files" with every file).
 
 use std::collections::VecDeque;

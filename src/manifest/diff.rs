@@ -1,7 +1,7 @@
 //! Comparing two manifests path by path ([`diff`], [`diff_streamed`]) and
 //! reporting the difference ([`Diff::to_report`]).
 //!
-//! v1.1: the comparison is a merge of two sequences in path order, so two
+//! The comparison is a merge of two sequences in path order, so two
 //! streamed manifests are compared holding one entry of each; only what
 //! drifted leaves, as [`DiffRow`]s in path order.
 

@@ -1,4 +1,4 @@
-//! The manifest of a tree written as it is hashed (v1.1, issue 23): the
+//! The manifest of a tree written as it is hashed: the
 //! tree is listed in manifest order one directory at a time
 //! ([`SortedWalk`]), its files hashed in batches of [`HASH_BATCH`] (in
 //! parallel, largest first) and handed on in path order, so that what is

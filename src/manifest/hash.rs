@@ -67,7 +67,7 @@ pub fn hash_found(
     // The descriptor is stat'ed, not the path: a parent directory swapped
     // between the scan and the read, or during it, makes the path name
     // another file than the one read, and only the descriptor says which
-    // file was read (v1.1).
+    // file was read.
     let f = fs::File::open(&file.abs).map_err(io_err)?;
     let meta = f.metadata().map_err(io_err)?;
     let opened = FileStat::from_metadata(&meta);
@@ -222,7 +222,7 @@ pub fn build(
     let entries = hash_files(&files, opts, progress)?;
     let origin = root.display().to_string();
     let mut m = Manifest::from_entries(entries, &origin)?;
-    // v1.1: the header digest of every safetensors shard (its first 8 + N
+    // The header digest of every safetensors shard (its first 8 + N
     // bytes, read again after hashing: a few megabytes for a checkpoint).
     for (path, d) in header_digests(&files, opts.threads)? {
         m.set_header_sha256(&path, d, &origin)?;

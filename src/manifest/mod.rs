@@ -22,7 +22,7 @@
 //! path rules and the canonical text (the identity); `parse` reads the three
 //! formats, `render` writes them, `walk` lists a tree, `hash` hashes what it
 //! lists and builds a manifest, `check` compares a tree with a manifest and
-//! `diff` compares two manifests. v1.1: `stream` reads a manifest file entry
+//! `diff` compares two manifests. `stream` reads a manifest file entry
 //! by entry and `sorted_walk` lists a tree in manifest order, one directory
 //! at a time, so that `check`, `diff` and `catalog import` merge sorted
 //! sequences instead of holding tables of entries.
@@ -104,7 +104,7 @@ pub enum ManifestError {
         /// Bytes actually hashed.
         actual: u64,
     },
-    /// v1.1: the path names another file than the scan found (replaced, or
+    /// The path names another file than the scan found (replaced, or
     /// a parent directory swapped, between listing and reading).
     #[error("{}: replaced by another file since it was listed (the file opened is not the one found); rerun once the tree is stable", path.display())]
     ReplacedWhileHashing {
@@ -145,7 +145,7 @@ pub enum ManifestError {
         /// Its format.
         format: &'static str,
     },
-    /// v1.1: a sizes-only check against a record whose `.safetensors`
+    /// A sizes-only check against a record whose `.safetensors`
     /// entries lack header digests: it could not tell two equal-size shards
     /// swapped under each other's names.
     #[error("{origin}: this record has no header digests; sizes-only cannot detect swapped shards ({missing} of {shards} .safetensors entries have no header_sha256, the first {first:?}); write the record again with `proofpack manifest --format json`, or check in full mode")]
@@ -245,7 +245,7 @@ pub struct Entry {
 
 /// A manifest: entries sorted by the UTF-8 bytes of their paths, each path once.
 ///
-/// v1.1: a manifest may also carry the header digest of its safetensors
+/// A manifest may also carry the header digest of its safetensors
 /// entries ([`Manifest::header_sha256`]); like sizes, it is outside the
 /// canonical text, so it changes neither the digest nor equality.
 #[derive(Debug, Clone, Default)]
@@ -286,13 +286,13 @@ impl Manifest {
         })
     }
 
-    /// v1.1: the pinned SHA-256 of a safetensors entry's header (its first
+    /// The pinned SHA-256 of a safetensors entry's header (its first
     /// 8 + N bytes), when the manifest carries one.
     pub fn header_sha256(&self, path: &str) -> Option<Sha256Digest> {
         self.headers.get(path).copied()
     }
 
-    /// v1.1: records the header digest of the entry at `path`, which must be
+    /// Records the header digest of the entry at `path`, which must be
     /// an entry of the manifest and a safetensors shard (`*.safetensors`).
     pub fn set_header_sha256(
         &mut self,
@@ -318,7 +318,7 @@ impl Manifest {
         Ok(())
     }
 
-    /// v1.1: `Err` unless every safetensors entry carries a header digest,
+    /// `Err` unless every safetensors entry carries a header digest,
     /// as a sizes-only check needs (contract 2.1, 10): without them it cannot
     /// tell two equal-size shards swapped under each other's names.
     pub fn require_header_digests(&self, origin: &str) -> Result<(), ManifestError> {

@@ -81,7 +81,7 @@ pub(super) struct RecordEntryJson {
     pub(super) path: String,
     pub(super) size: u64,
     pub(super) sha256: String,
-    /// v1.1: SHA-256 of a safetensors entry's first 8 + N bytes.
+    /// SHA-256 of a safetensors entry's first 8 + N bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) header_sha256: Option<String>,
 }

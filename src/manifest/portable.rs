@@ -1,4 +1,4 @@
-//! Portable names (v1.1, contract section 5.1): the paths a sealed bundle
+//! Portable names (contract section 5.1): the paths a sealed bundle
 //! may hold are the paths that extract to the same files on Linux, macOS
 //! and Windows. A path is refused when any component
 //!

@@ -1,5 +1,5 @@
-//! The directory walk in manifest order, one directory's entries at a time
-//! (v1.1): what `check` merges with a sorted manifest without listing the
+//! The directory walk in manifest order, one directory's entries at a time:
+//! what `check` merges with a sorted manifest without listing the
 //! whole tree first.
 //!
 //! Manifest order is the byte order of the full paths. A depth-first walk

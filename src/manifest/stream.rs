@@ -1,4 +1,4 @@
-//! Reading a manifest one entry at a time (v1.1), for the verbs that only
+//! Reading a manifest one entry at a time, for the verbs that only
 //! need to walk it in order: `check` and `diff` merge it with another
 //! sorted sequence, `catalog import` copies it. Memory stays that of one
 //! entry, whatever the manifest's size.
@@ -36,7 +36,7 @@ use super::{validate_path, Entry, Format, Manifest, ManifestError, MANIFEST_SCHE
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadWhole;
 
-/// One entry of a streamed manifest, with its header digest (v1.1, JSON
+/// One entry of a streamed manifest, with its header digest (JSON
 /// records only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamEntry {

@@ -129,8 +129,8 @@ pub fn scan_all(
     scan_impl(root, excludes, false)
 }
 
-/// Lists a run directory under the stricter rules of sealed evidence
-/// (v1.1): regular files only. A symlink (wherever it points), a special
+/// Lists a run directory under the stricter rules of sealed evidence:
+/// regular files only. A symlink (wherever it points), a special
 /// file, a non-UTF-8 name and a hard link whose other links lie outside the
 /// directory are problems, each named: what a bundle holds is exactly the
 /// bytes that lie in the directory, the same whether it is sealed or
@@ -347,7 +347,7 @@ fn scan_impl(
     Ok((files, problems))
 }
 
-/// v1.1: the portable-name rule of sealed evidence (contract section
+/// The portable-name rule of sealed evidence (contract section
 /// 5.1, [`super::portable`]): every path that holds a name macOS or
 /// Windows would read as another file, and every path equal to an earlier
 /// one (in byte order) after NFC and case folding, naming both.

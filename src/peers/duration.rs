@@ -1,4 +1,4 @@
-//! `<prefix>.duration` (v1.1): the wall time a result states is at least
+//! `<prefix>.duration`: the wall time a result states is at least
 //! the time its own per-request arrays span. Every throughput divides by
 //! `duration`, so a duration divided by ten, recomputed consistently into
 //! the throughputs, would otherwise verify: the arrays are what bounds it.

@@ -1,5 +1,5 @@
 //! What the `errors` strings of a vLLM or SGLang result file say about a
-//! request (v1.1, issue 24): succeeded, timed out, or failed otherwise.
+//! request: succeeded, timed out, or failed otherwise.
 //!
 //! Both clients set `error` only on failure (vllm-project/vllm
 //! `vllm/benchmarks/lib/endpoint_request_func.py`, sgl-project/sglang

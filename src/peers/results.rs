@@ -98,7 +98,7 @@ pub struct Arrays {
     pub itls: Option<Ragged>,
     /// `errors`: per request, true when it succeeded (empty string or null).
     pub success: Option<Vec<bool>>,
-    /// `errors` (v1.1): per request, what the entry says (success, a
+    /// `errors`: per request, what the entry says (success, a
     /// timeout the client marks as one, another failure).
     pub error_kinds: Option<Vec<RequestError>>,
     /// `generated_texts`: only counted.

@@ -332,7 +332,7 @@ pub fn check_object(obj: &ResultObject, def: &ToolDef, prefix: &str) -> Checked 
             .then(|| format!("{}.duration failed: the arrays refute the duration", prefix))
     });
     for (key, value) in &obj.fields {
-        // Keys are matched case-insensitively (v1.1): `P99_TTFT_MS` is
+        // Keys are matched case-insensitively: `P99_TTFT_MS` is
         // checked under its own id, never passed over.
         let written = key.strip_suffix(':').unwrap_or(key);
         let id = format!("{prefix}.{written}");

@@ -8,8 +8,8 @@
 //! heading that did not come out as a heading, and Unicode format
 //! characters (category Cf: zero-width space and joiner, bidi controls,
 //! soft hyphen, ...), control characters other than tab and line endings
-//! (v1.1: a NUL renders as U+FFFD, the others as nothing), a carriage
-//! return not followed by a line feed (v1.1) or words mixing Latin with
+//! (a NUL renders as U+FFFD, the others as nothing), a carriage
+//! return not followed by a line feed or words mixing Latin with
 //! Greek or Cyrillic letters anywhere in the rendered text. A non-breaking
 //! space is a space.
 
@@ -317,7 +317,7 @@ fn format_char(c: char) -> String {
     format!("the invisible format character U+{:04X} (Unicode category Cf: zero-width, joiner, bidi control or soft hyphen) can hide or reorder what a reader sees; remove it", c as u32)
 }
 
-/// v1.1: characters that are neither Cf nor Cc but show as blank space or
+/// Characters that are neither Cf nor Cc but show as blank space or
 /// as nothing: the Hangul fillers, the blank braille pattern, and the line
 /// and paragraph separators (white space to some readers, a line break to
 /// others, ordinary text to cmark-gfm).
@@ -328,7 +328,7 @@ pub fn is_blank_lookalike(c: char) -> bool {
     )
 }
 
-/// v1.1: the first combining mark drawn over an ASCII character (a digit,
+/// The first combining mark drawn over an ASCII character (a digit,
 /// letter or sign with a mark on it reads as another character while the
 /// text still holds the plain one): its byte offset, the mark and the base.
 fn mark_over_ascii(text: &str) -> Option<(usize, char, char)> {
@@ -348,7 +348,7 @@ fn mark_message(mark: char, base: char) -> String {
     format!("the combining mark U+{:04X} is drawn over {base:?}, so a reader sees another character than the text holds; remove it (or write the letter precomposed)", mark as u32)
 }
 
-/// v1.1: a C0 control other than tab, line feed and carriage return, DEL,
+/// A C0 control other than tab, line feed and carriage return, DEL,
 /// or a C1 control (Unicode category Cc): refused like a format character.
 pub fn is_control_char(c: char) -> bool {
     (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || ('\u{7f}'..='\u{9f}').contains(&c)
@@ -360,9 +360,9 @@ fn is_hidden_char(c: char) -> bool {
     is_format_char(c) || is_control_char(c) || is_blank_lookalike(c)
 }
 
-/// The first Cf or Cc character written literally (v1.1 also a blank
+/// The first Cf or Cc character written literally (also a blank
 /// look-alike, or a combining mark over an ASCII character; a BOM at the very
-/// start is allowed), or v1.1 a CR not followed by LF: line (counted at
+/// start is allowed), or a CR not followed by LF: line (counted at
 /// LF), column (bytes, 1-based) and the character.
 fn literal_format_char(text: &str) -> Option<(usize, usize, String)> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);

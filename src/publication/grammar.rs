@@ -607,7 +607,7 @@ pub const ACCELERATOR_FORMS: &[&str] = &["<count> GPUs", "tensor parallelism <in
 pub const WEIGHTS_FORMS: &[&str] = &[
     "<int> safetensors shards",
     "SHA-256 of the sorted path:sha256 manifest is <hex64>",
-    // v1.1: every file the manifest lists (shards, config, tokenizer, ...).
+    // Every file the manifest lists (shards, config, tokenizer, ...).
     "<int> files",
 ];
 

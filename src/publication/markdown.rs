@@ -23,7 +23,7 @@ use comrak::nodes::{AstNode, NodeValue};
 use serde_json::{json, Value};
 
 /// Most nodes (blocks, rows, cells and inline spans) a write-up may parse
-/// into (contract section 9; v1.1: 100,000, was 250,000). The parser's
+/// into (contract section 9). The parser's
 /// arena grows in doubling chunks of about 140 bytes a node, and every
 /// table cell becomes checks of the verification, so this bounds both: an
 /// 8 MiB write-up of any shape is read in under 64 MiB
@@ -513,7 +513,7 @@ pub fn parse_owned(mut text: String) -> Result<Tree, ParseError> {
         None => text,
     };
     // A CR LF is one line ending to cmark-gfm everywhere; comrak counts
-    // two in a code span (v1.1, found by publication_gfm), so the reader
+    // two in a code span (found by publication_gfm), so the reader
     // parses line feeds (a lone CR is refused before the parse).
     if md.contains("\r\n") {
         md = md.replace("\r\n", "\n");

@@ -59,7 +59,7 @@ pub enum PublicationError {
         /// Why.
         reason: String,
     },
-    /// v1.1: more statements than [`statements::MAX_STATEMENTS`]; the line
+    /// More statements than [`statements::MAX_STATEMENTS`]; the line
     /// of the first one past the limit.
     #[error("{origin}:{line}: more than {} statements (sentences or clauses stating a number, a digest, a count or an outcome); this is not a write-up proofpack reads", statements::MAX_STATEMENTS)]
     TooManyStatements {
@@ -145,10 +145,10 @@ pub enum Pinned {
         /// The digest.
         digest: Sha256Digest,
         /// The number of files the manifest lists, when stated ("102
-        /// files", v1.1).
+        /// files").
         files: Option<u64>,
         /// The number of `.safetensors` files it lists, when stated ("96
-        /// safetensors shards"; v1.1: before, compared with every file).
+        /// safetensors shards").
         shards: Option<u64>,
     },
     /// "Engine": `<name> <version>, image sha256:<hex>`.
@@ -381,10 +381,10 @@ pub struct Publication {
     /// The bundle digest the prose states ("... bundle ... (SHA-256 `<hex>`)"),
     /// with its line.
     pub bundle: Option<(Sha256Digest, usize)>,
-    /// v1.1: every sentence or clause of the prose that states a number,
+    /// Every sentence or clause of the prose that states a number,
     /// digest, count or outcome, in order ([`statements`]).
     pub statements: Vec<Statement>,
-    /// v1.1: SHA-256 of the file's bytes, when read from a file
+    /// SHA-256 of the file's bytes, when read from a file
     /// ([`Publication::read`]); an input of a verification summary.
     pub source_sha256: Option<Sha256Digest>,
 }

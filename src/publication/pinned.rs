@@ -226,7 +226,7 @@ fn pinned_kind(label: &str, value: &str) -> Result<Pinned, String> {
             }
             Pinned::Accelerator {
                 name: text(&lead[0]),
-                // "<count> GPUs", or v1.1 "<count> GPU" (one GPU).
+                // "<count> GPUs", or "<count> GPU" (one GPU).
                 count: part(0).or_else(|| part(2)).map(|s| match &s[0] {
                     Slot::Count(n, w) => (*n, w.clone()),
                     other => (0, text(other)),

@@ -1,4 +1,4 @@
-//! The statements of the write-up's prose (contract section 9.6, v1.1):
+//! The statements of the write-up's prose (contract section 9.6):
 //! every sentence or clause of a rendered paragraph, heading, list item or
 //! code-block line that holds a number, a digest or commit, a count word, a
 //! percentage or a pass/fail word. Each is kept with the source line it
@@ -78,7 +78,7 @@ pub const OUTCOME_WORDS: &[&str] = &[
     "identical",
 ];
 
-/// v1.1: words that state what the run holds or pins, though no number,
+/// Words that state what the run holds or pins, though no number,
 /// count or outcome does ("It contains the client records, ...", "It
 /// points to the qualified fleet copy and records the pinned benchmark
 /// client revision"): a sentence of a paragraph with one is a statement
@@ -154,7 +154,7 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Most statements a write-up may hold (v1.1): every statement becomes a
+/// Most statements a write-up may hold: every statement becomes a
 /// check of the verification, so their number bounds its memory; a
 /// write-up states a few hundred at most.
 pub const MAX_STATEMENTS: usize = 10_000;

@@ -1,4 +1,4 @@
-//! v1.1: a report as a JUnit XML file, for CI systems that show test
+//! A report as a JUnit XML file, for CI systems that show test
 //! results (contract section 7, "JUnit XML").
 //!
 //! One `<testsuite>` per area of the report ([`Check::area`]), in the order

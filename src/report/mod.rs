@@ -62,7 +62,7 @@ pub enum Reason {
     NotDefined,
     /// The value rests only on what the publisher wrote for it.
     StatedByPublisher,
-    /// v1.1: a statement of the write-up's prose that no grammar of
+    /// A statement of the write-up's prose that no grammar of
     /// proofpack reads (contract section 9.6): what it says is not checked.
     NotRead,
 }
@@ -79,7 +79,7 @@ impl Reason {
         Reason::NotRead,
     ];
 
-    /// The name written into the JSON report (`"reason"`, v1.1).
+    /// The name written into the JSON report (`"reason"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::NotAskedFor => "not_asked_for",
@@ -99,7 +99,7 @@ impl Reason {
 }
 
 /// The name written into the JSON report for a check that could not run
-/// because another failed (`"reason"`, v1.1).
+/// because another failed (`"reason"`).
 pub const REASON_NOT_CHECKABLE: &str = "not_checkable";
 
 /// What became of one check.
@@ -179,9 +179,9 @@ pub struct Check {
     /// Set when the check compares a published value only with a file the
     /// publisher named for it (a fact), not with evidence the run's chain
     /// names: `{"fact", "file", "pointer"}`; serialised as `"source":
-    /// "publisher"` and `"stated_in"` (v1.1).
+    /// "publisher"` and `"stated_in"`.
     stated_in: Option<Box<Value>>,
-    /// v1.1: the statement of the write-up's prose this check is about:
+    /// The statement of the write-up's prose this check is about:
     /// `{"line", "text"}`, serialised as `"source"` (a check backed by the
     /// publisher's file keeps `"source": "publisher"` and adds the
     /// statement as `"statement"`).
@@ -422,7 +422,7 @@ pub struct Summary {
     pub failed: usize,
     /// Checks that were not checked.
     pub skipped: usize,
-    /// v1.1: failed checks that could not run because another failed
+    /// Failed checks that could not run because another failed
     /// ("not checkable: ..."); counted in `failed` too. `failed -
     /// not_checkable` is the number of causes.
     pub not_checkable: usize,
@@ -562,7 +562,7 @@ impl Report {
         }
     }
 
-    /// v1.1: the verdict line, where the verb states one.
+    /// The verdict line, where the verb states one.
     pub fn verdict(&self) -> Option<&str> {
         self.verdict.as_deref()
     }
@@ -572,7 +572,7 @@ impl Report {
         self.verdict = Some(line.into());
     }
 
-    /// v1.1: what was verified with what, for the HTML page.
+    /// What was verified with what, for the HTML page.
     pub fn context(&self) -> Option<&Value> {
         self.context.as_ref()
     }

@@ -28,9 +28,9 @@ fn count(summary: &Value, key: &str) -> Result<usize, SavedReportError> {
 }
 
 /// Checks the types of a saved report and that its `ok`, `summary` and
-/// verdict line are those its checks give. A report written before v1.1
-/// named no `reason`; its not-checkable checks are then told by the
-/// detail's "not checkable: " head, as that version wrote them.
+/// verdict line are those its checks give. A report written by an older
+/// proofpack names no `reason`; its not-checkable checks are then told by
+/// the detail's "not checkable: " head, as such reports wrote them.
 pub fn check_saved(report: &Value) -> Result<(), SavedReportError> {
     if report["schema"] != REPORT_SCHEMA {
         return Err(bad(format!("schema is {}", report["schema"])));

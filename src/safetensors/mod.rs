@@ -1,5 +1,5 @@
 //! Structure of safetensors shards and of their Hugging Face index, checked
-//! from the headers alone (docs/safetensors.md; contract section 2, v1.1).
+//! from the headers alone (docs/safetensors.md; contract section 2.1).
 //!
 //! A shard is `N` (8 bytes, little-endian u64), `N` bytes of UTF-8 JSON
 //! (the header: tensor name to dtype, shape and data offsets, plus an

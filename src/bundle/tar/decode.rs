@@ -1,6 +1,6 @@
 //! Tar header decoding (the reader's half of [`super`]): one 512-byte header block, the records of a PAX
 //! extended header (`x`) and a GNU long name (`L`), decoded strictly (spec
-//! section 5, v1.1).
+//! section 5).
 //!
 //! Mainstream readers (GNU tar, Python's `tarfile`, Go's `archive/tar`, the
 //! Rust `tar` crate) disagree on many corners of the format: an empty PAX
@@ -171,7 +171,7 @@ pub(crate) fn decode(h: &[u8; BLOCK]) -> Result<Header, String> {
     let (sum, signed) = checksums(h);
     if want != sum {
         return Err(if signed >= 0 && want == signed as u64 {
-            "header checksum is the historic signed sum (v1.1: only the unsigned sum is accepted; the Rust tar crate refuses the signed one)".to_string()
+            "header checksum is the historic signed sum (only the unsigned sum is accepted; the Rust tar crate refuses the signed one)".to_string()
         } else {
             "header checksum mismatch (corrupt archive or not a tar stream)".to_string()
         });
@@ -279,7 +279,7 @@ fn pax_time_ok(v: &[u8]) -> bool {
 /// Parses the data of a PAX extended header.
 ///
 /// Each record must be `"<len> <key>=<value>\n"` with a correct decimal
-/// length, and the records must fill the data exactly. v1.1 rules: only the
+/// length, and the records must fill the data exactly. The rules: only the
 /// keys `path`, `size`, `mtime`, `atime`, `ctime`, `uid`, `gid`, `uname`,
 /// `gname`, `SCHILY.xattr.*`, `LIBARCHIVE.xattr.*` (and `GNU.sparse.*`,
 /// which marks a sparse file, rejected by the caller); no key twice (the tar
@@ -403,7 +403,7 @@ pub(crate) fn parse_pax(data: &[u8]) -> Result<PaxInfo, String> {
             }
             _ => {
                 return Err(format!(
-                    "PAX key '{k}' is not accepted (v1.1 accepts path, size, mtime, atime, ctime, uid, gid, uname, gname and SCHILY.xattr.* / LIBARCHIVE.xattr.*)"
+                    "PAX key '{k}' is not accepted (proofpack accepts path, size, mtime, atime, ctime, uid, gid, uname, gname and SCHILY.xattr.* / LIBARCHIVE.xattr.*)"
                 ))
             }
         }
@@ -483,7 +483,7 @@ mod tests {
             b"99 path=a\n",
             b"9 pathab\n",
             b"13 path=abcd\n\0\0",
-            // Well framed, refused by the v1.1 rules.
+            // Well framed, refused by the rules.
             b"11 size=4x\n",
             b"8 size=\n",
             b"8 path=\n",

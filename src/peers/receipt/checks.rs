@@ -338,7 +338,7 @@ pub fn artifacts(r: &Receipt, required: &BTreeSet<u64>) -> Check {
     )
 }
 
-/// `receipt.pin` (v1.1): the receipt's published digest, given with
+/// `receipt.pin`: the receipt's published digest, given with
 /// `--pin`, is the SHA-256 of `receipt.json`'s bytes or its `receipt_id`.
 /// Without a pin nothing outside the receipt anchors it: anyone can change
 /// a file and re-derive every digest, so the check is not asked for and

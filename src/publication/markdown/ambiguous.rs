@@ -1,4 +1,4 @@
-//! Lines two GFM readers may show differently (v1.1, contract section 9
+//! Lines two GFM readers may show differently (contract section 9
 //! "Refused"): each kind found by the differential fuzz target
 //! `publication_gfm`, where cmark-gfm and comrak rendered the same input as
 //! different text. They are refused on the source, outside code blocks,
@@ -8,7 +8,7 @@ const TILDE: &str = "a tilde that can close a strikethrough opened by an earlier
 const PIPE: &str = "a pipe after two backslashes (\\\\|): GitHub's table reader takes every backslash before a pipe as escaping it, other readers take the backslashes as one escaped backslash and the pipe as a cell border; reword it";
 const FOOTNOTE: &str = "\"[^\" (a footnote reference or its look-alike): GitHub renders some of these as a note, some as other text than written; reword it";
 const HTML: &str = "a line that begins like HTML (<tag, </tag, <! or <?): GitHub starts an HTML block there, which shows nothing of what it holds";
-/// v1.1: the longest run of one emphasis character proofpack reads.
+/// The longest run of one emphasis character proofpack reads.
 const MAX_EMPHASIS_RUN: usize = 3;
 
 /// The column and length of the first run of more than
@@ -123,7 +123,7 @@ fn html_start(rest: &str) -> bool {
     after.is_empty() || after.starts_with([' ', '\t', '\r', '>']) || after.starts_with("/>")
 }
 
-/// v1.1: lines two GFM readers may show differently, outside code
+/// Lines two GFM readers may show differently, outside code
 /// blocks. A `~` that can close a strikethrough an earlier one opened
 /// (the parsers differ on tildes beside punctuation). A pipe after two
 /// backslashes (`\\|`: cmark-gfm's row splitter escapes the pipe, comrak
