@@ -207,7 +207,7 @@ fn a_bundle_that_changes_before_its_journal_is_read_again_is_not_trusted() {
         pins: None,
         attestations: None,
         publication: None,
-        require_all_rows: false,
+        strictness: Default::default(),
         deriver: None,
     };
     let v = verify_bundle_file(

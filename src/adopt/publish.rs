@@ -32,7 +32,7 @@ use crate::publication::slug;
 use crate::run::metrics::PointMetrics;
 use crate::run::qualification::{Qualification, MAX_SMALL_FILE};
 use crate::verify;
-use crate::verify::inputs::Inputs;
+use crate::verify::inputs::{Inputs, Policy};
 use crate::verify::outcome::page::PageContext;
 
 /// What `publish` is told.
@@ -356,14 +356,11 @@ pub fn publish(
         pins: None,
         trust: r.trust,
         publication: None,
-        require_all: false,
         deriver: Some(&PeerDeriver),
-        require_seal: false,
         seal: None,
-        structure_only: false,
         limits: &limits,
         page: &page,
-        trust_required: false,
+        policy: Policy::default(),
     };
     let v =
         verify::verify(root, &inputs, &NoProgress).map_err(|e| AdoptError::Run(e.to_string()))?;

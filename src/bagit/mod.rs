@@ -28,7 +28,7 @@ mod write;
 
 use std::path::PathBuf;
 
-pub use read::{check_bag, is_bag, verify};
+pub use read::{check_bag, is_bag};
 pub use write::unpack_bag;
 
 /// The bag declaration proofpack writes.
@@ -54,8 +54,6 @@ pub enum BagError {
     #[error(transparent)]
     Bundle(#[from] crate::bundle::BundleError),
     /// The run verification could not run.
-    #[error(transparent)]
-    Qualify(#[from] crate::verify::verification::VerifyError),
     /// An I/O operation on a path failed.
     #[error("{}: {source}", path.display())]
     Io {

@@ -29,10 +29,7 @@ use sha2::{Digest, Sha256, Sha512};
 use crate::digest::Sha256Digest;
 use crate::keys::TrustStore;
 use crate::manifest::{Entry, Manifest};
-use crate::progress::Progress;
 use crate::report::Check;
-use crate::verify;
-use crate::verify::verification::Verification;
 
 use super::{io, BagError, BAG_INFO, DATA_DIR, MANIFEST_SHA256, MAX_TAG_FILE, SEAL_TAG_FILE};
 
@@ -42,31 +39,6 @@ const SHOWN: usize = 12;
 /// True when `dir` holds a `bagit.txt` (it is then read as a bag).
 pub fn is_bag(dir: &Path) -> bool {
     fs::symlink_metadata(dir.join("bagit.txt")).is_ok()
-}
-
-/// `verify TARGET`: a bag when `TARGET` is a directory holding
-/// `bagit.txt` (its own checks first, then `data/` as the run directory,
-/// one verdict over both), else [`verify::verify`] of the target itself.
-pub fn verify(
-    target: &Path,
-    inputs: &verify::Inputs<'_>,
-    progress: &dyn Progress,
-) -> Result<Verification, BagError> {
-    if !target.is_dir() || !is_bag(target) {
-        return Ok(verify::verify(target, inputs, progress)?);
-    }
-    let checks = check_bag(target, inputs.trust)?;
-    let data = target.join(DATA_DIR);
-    if !fs::symlink_metadata(&data).is_ok_and(|m| m.is_dir()) {
-        return Err(BagError::NoPayload {
-            path: target.to_path_buf(),
-        });
-    }
-    let outer = verify::Outer {
-        target: target.display().to_string(),
-        checks,
-    };
-    Ok(verify::verify_with(&data, inputs, progress, Some(outer))?)
 }
 
 fn read_tag(path: &Path) -> Result<Option<Vec<u8>>, BagError> {

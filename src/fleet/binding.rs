@@ -35,23 +35,19 @@ pub struct Good {
 
 /// A sub-check that compares with an expected value, or is not checked or
 /// not checkable for the reason `e` gives.
-fn expected<'a, T>(
-    id: &str,
-    e: &'a Expect<T>,
-    req: &FleetRequirements,
-) -> Result<&'a T, Box<Check>> {
+fn expected<'a, T>(id: &str, e: &'a Expect<T>) -> Result<&'a T, Box<Check>> {
     match e {
         Expect::Is(v) => Ok(v),
         Expect::NotAsked(why) => Err(Box::new(Check::skip(id, why.clone()))),
-        Expect::NoEvidence(why) => Err(Box::new(unbound(id, why.clone(), req))),
+        Expect::NoEvidence(why) => Err(Box::new(unbound(id, why.clone()))),
         Expect::Unknown { cause, why } => Err(Box::new(Check::not_checkable_by(id, cause, why))),
     }
 }
 
 /// A binding the evidence cannot show: not checked for want of evidence,
 /// or failed under `--require-all`.
-fn unbound(id: &str, why: String, req: &FleetRequirements) -> Check {
-    Check::unshown(id, why, req.require_all).marked(Mark::HostBinding)
+fn unbound(id: &str, why: String) -> Check {
+    Check::unshown(id, why).marked(Mark::HostBinding)
 }
 
 /// A binding a v1 report cannot show: in a qualification
@@ -60,7 +56,7 @@ fn unbound(id: &str, why: String, req: &FleetRequirements) -> Check {
 fn v1_binding(id: &str, h: &str, what: &str, g: &Good, req: &FleetRequirements) -> Check {
     let why = v1_unbound(h, what, g);
     if req.accept_v1 {
-        unbound(id, why, req)
+        unbound(id, why)
     } else {
         Check::fail(
             id,
@@ -130,7 +126,7 @@ pub fn host_subchecks(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> V
     let passed_ok = passed.passed();
     out.push(passed);
     out.push(config_check(&sub("config"), h, g, req));
-    out.push(match expected(&sub("run"), &req.run, req) {
+    out.push(match expected(&sub("run"), &req.run) {
         Err(c) => *c,
         Ok(_) if g.v1 => v1_binding(&sub("run"), h, "run", g, req),
         Ok(run) => Check::outcome(
@@ -147,7 +143,7 @@ pub fn host_subchecks(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> V
         )
         .with_values(run.clone(), p.run.clone()),
     });
-    out.push(match expected(&sub("fleet"), &req.fleet, req) {
+    out.push(match expected(&sub("fleet"), &req.fleet) {
         Err(c) => *c,
         Ok(_) if g.v1 => v1_binding(&sub("fleet"), h, "fleet", g, req),
         Ok(fleet) => {
@@ -169,7 +165,7 @@ pub fn host_subchecks(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> V
         }
     });
     out.push(time_check(&sub("time"), h, p, req));
-    out.push(match expected(&sub("totals"), &req.record, req) {
+    out.push(match expected(&sub("totals"), &req.record) {
         Err(c) => *c,
         Ok(r) => {
             let ok = p.files == r.files && p.bytes == r.bytes;
@@ -201,7 +197,7 @@ pub fn host_subchecks(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> V
             format!("host {h}'s check did not pass (see {})", sub("passed")),
         )
     } else {
-        match expected(&sub("shards"), &req.record, req) {
+        match expected(&sub("shards"), &req.record) {
             Err(c) => *c,
             Ok(_) if g.v1 => v1_binding(&sub("shards"), h, "shard header digests", g, req),
             Ok(r) => shards_check(&sub("shards"), h, p, r),
@@ -254,12 +250,6 @@ fn config_check(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> Check {
     let check = match &got {
         None => Check::fail(id, format!("host {h}: the report records no config digest")),
         Some(d) if !same => Check::fail(id, format!("host {h}: config {d}, not the pinned one")),
-        Some(d) if p.config_stated() && req.require_all => Check::fail(
-            id,
-            format!(
-                "config stated, not hashed on the host: host {h}'s report states {d} but read no config file (--require-all: what was not checked fails)"
-            ),
-        ),
         Some(d) if p.config_stated() => Check::not_checked(
             id,
             Reason::StatedByPublisher,
@@ -267,7 +257,10 @@ fn config_check(id: &str, h: &str, g: &Good, req: &FleetRequirements) -> Check {
                 "config stated, not hashed on the host: host {h}'s report states {d} but read no config file, so it does not confirm the config"
             ),
         )
-        .marked(Mark::StatedConfig),
+        .marked(Mark::StatedConfig)
+        .or_fail(format!(
+            "config stated, not hashed on the host: host {h}'s report states {d} but read no config file (--require-all: what was not checked fails)"
+        )),
         Some(d) => Check::pass(
             id,
             format!(
@@ -318,7 +311,7 @@ fn time_check(id: &str, h: &str, p: &HostCheckPredicate, req: &FleetRequirements
                 ),
             )
         }
-        Expect::NoEvidence(why) => return unbound(id, why.clone(), req),
+        Expect::NoEvidence(why) => return unbound(id, why.clone()),
         Expect::Unknown { cause, why } => return Check::not_checkable_by(id, cause, why),
     };
     let Some(b) = bounds.get(h) else {

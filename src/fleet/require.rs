@@ -75,11 +75,6 @@ pub struct FleetRequirements {
     pub record: Expect<WeightsRecord>,
     /// When each host's check must have run.
     pub times: Expect<BTreeMap<String, TimeBounds>>,
-    /// `--require-all`: a config the operator stated, not hashed on the
-    /// host, and a binding the evidence cannot show (a v1 report, a run
-    /// naming no qualified fleet or weights record) fail instead of being
-    /// not checked.
-    pub require_all: bool,
     /// A report of the v1 predicate (no run, fleet or shard headers)
     /// has those bindings not checked instead of failed: a qualification
     /// sealed by an older proofpack still verifies, and its verdict says
@@ -105,7 +100,6 @@ impl FleetRequirements {
             times: Expect::NotAsked(
                 "outside a qualification no launch or first request bounds it".into(),
             ),
-            require_all: false,
             accept_v1: false,
         }
     }

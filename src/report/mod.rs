@@ -193,6 +193,33 @@ pub struct Check {
     kind: Kind,
     /// What later readers of the report find it by, when set.
     mark: Option<Mark>,
+    /// What it becomes in a report that requires every check
+    /// ([`Strictness::RequireAll`]), when that differs.
+    strict: Option<Box<Strict>>,
+    /// The reason it was not checked (or held only by the publisher's
+    /// word) before [`Strictness::RequireAll`] failed it.
+    escalated: Option<Reason>,
+}
+
+/// What a report requires of the checks that cannot show what they check
+/// (no evidence, no grammar, only the publisher's word): set once by the
+/// auditor's policy (`--require-all`) on the report, applied by
+/// [`Report::push`] to every check that says what it becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strictness {
+    /// Such a check stays not checked (or passed, labelled as the
+    /// publisher's).
+    #[default]
+    Lenient,
+    /// Such a check fails (or is not checkable under the one that fails).
+    RequireAll,
+}
+
+/// What a check becomes under [`Strictness::RequireAll`].
+#[derive(Debug, Clone, PartialEq)]
+struct Strict {
+    detail: String,
+    cause: Option<String>,
 }
 
 impl Check {
@@ -208,6 +235,8 @@ impl Check {
             area: None,
             kind: Kind::Evidence,
             mark: None,
+            strict: None,
+            escalated: None,
         }
     }
     /// A passed check.
@@ -244,15 +273,64 @@ impl Check {
         Check::new(id, Outcome::NotChecked(reason), detail)
     }
     /// A check the evidence cannot show (an older run's missing binding):
-    /// not checked for want of evidence, or, under `--require-all`
-    /// (`require_all`), failed with the same detail and "(--require-all)".
-    pub fn unshown(id: impl Into<String>, why: impl AsRef<str>, require_all: bool) -> Self {
+    /// not checked for want of evidence, or, in a report that requires
+    /// every check, failed with the same detail and "(--require-all)".
+    pub fn unshown(id: impl Into<String>, why: impl AsRef<str>) -> Self {
         let why = why.as_ref();
-        if require_all {
-            Check::fail(id, format!("{why} (--require-all)"))
-        } else {
-            Check::not_checked(id, Reason::NoEvidence, why)
+        let id = id.into();
+        Check::not_checked(id, Reason::NoEvidence, why).or_fail(format!("{why} (--require-all)"))
+    }
+    /// The same check, which fails with `detail` in a report that requires
+    /// every check ([`Strictness::RequireAll`]).
+    pub fn or_fail(mut self, detail: impl Into<String>) -> Self {
+        self.strict = Some(Box::new(Strict {
+            detail: detail.into(),
+            cause: None,
+        }));
+        self
+    }
+    /// The same check, which is not checkable because `cause` failed, with
+    /// `detail`, in a report that requires every check.
+    pub fn or_not_checkable_by(
+        mut self,
+        cause: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
+        self.strict = Some(Box::new(Strict {
+            detail: detail.into(),
+            cause: Some(cause.into()),
+        }));
+        self
+    }
+    /// Why it was not checked (or held only by the publisher's word) before
+    /// a report that requires every check failed it.
+    pub fn escalated(&self) -> Option<Reason> {
+        self.escalated
+    }
+    /// What it becomes under `strictness`: a check that says what it
+    /// becomes where every check is required becomes that (a lenient
+    /// report keeps what it would become, for a report that takes its
+    /// checks and requires them all), its reason
+    /// kept as [`Check::escalated`] and its mark dropped (a failure is
+    /// found by failing).
+    fn under(mut self, strictness: Strictness) -> Self {
+        if strictness == Strictness::Lenient {
+            return self;
         }
+        let Some(strict) = self.strict.take() else {
+            return self;
+        };
+        self.escalated = Some(match self.outcome {
+            Outcome::NotChecked(r) => r,
+            _ => Reason::StatedByPublisher,
+        });
+        self.outcome = match strict.cause {
+            None => Outcome::Fail,
+            Some(cause) => Outcome::NotCheckable { cause: Some(cause) },
+        };
+        self.detail = strict.detail;
+        self.mark = None;
+        self
     }
     /// A check that was not asked for.
     pub fn skip(id: impl Into<String>, reason: impl Into<String>) -> Self {
@@ -459,6 +537,8 @@ pub struct Report {
     checks: Vec<Check>,
     /// The area checks without one of their own are pushed into.
     area: Option<String>,
+    /// What it requires of checks that cannot show what they check.
+    strictness: Strictness,
     verdict: Option<String>,
     context: Option<Value>,
     table: Option<Value>,
@@ -473,12 +553,25 @@ impl Report {
             target: target.into(),
             checks: Vec::new(),
             area: None,
+            strictness: Strictness::Lenient,
             verdict: None,
             context: None,
             table: None,
             published: None,
             plots: None,
         }
+    }
+
+    /// The same report, requiring of its checks what `strictness` says:
+    /// every check pushed from now on is judged under it.
+    pub fn requiring(mut self, strictness: Strictness) -> Self {
+        self.strictness = strictness;
+        self
+    }
+
+    /// What it requires of checks that cannot show what they check.
+    pub fn strictness(&self) -> Strictness {
+        self.strictness
     }
 
     /// What was verified.
@@ -513,7 +606,8 @@ impl Report {
     }
 
     /// Appends a check.
-    pub fn push(&mut self, mut check: Check) {
+    pub fn push(&mut self, check: Check) {
+        let mut check = check.under(self.strictness);
         if check.area.is_none() {
             check.area = self.area.clone();
         }
@@ -719,20 +813,53 @@ mod tests {
 
     #[test]
     fn an_unshown_binding_is_not_checked_or_failed_under_require_all() {
-        let c = Check::unshown("hosts.weights_record", "names no weights record", false)
+        let c = Check::unshown("hosts.weights_record", "names no weights record")
             .marked(Mark::HostBinding);
         assert_eq!(c.reason(), Some(Reason::NoEvidence));
         assert_eq!(c.mark(), Some(Mark::HostBinding));
         let mut r = Report::new("x");
-        r.push(c);
+        r.push(c.clone());
         assert!(r.ok(), "not checked does not fail the verdict");
-        let c = Check::unshown("hosts.weights_record", "names no weights record", true);
+        assert_eq!(r.checks()[0].escalated(), None);
+        let mut r = Report::new("x").requiring(Strictness::RequireAll);
+        r.push(c);
+        let c = &r.checks()[0];
         assert!(c.failed() && !c.is_not_checkable());
         assert_eq!(c.detail, "names no weights record (--require-all)");
-        assert_eq!(c.mark(), None);
+        assert_eq!(c.mark(), None, "a failure is found by failing");
+        assert_eq!(c.escalated(), Some(Reason::NoEvidence));
+        assert!(!r.ok());
         // The mark is not part of the JSON report.
         let mut r = Report::new("x");
         r.push(Check::pass("a", "").marked(Mark::StatedConfig));
         assert!(!r.to_json().contains("mark"));
+    }
+
+    #[test]
+    fn a_check_that_says_what_it_becomes_becomes_it_only_where_all_is_required() {
+        let held = || {
+            Check::pass("p", "holds by the publisher's file")
+                .or_fail("only the publisher's; --require-all")
+        };
+        let mut r = Report::new("x");
+        r.push(held());
+        assert!(r.checks()[0].passed());
+        let mut r = Report::new("x").requiring(Strictness::RequireAll);
+        r.push(held());
+        r.push(
+            Check::not_checked("q", Reason::NoEvidence, "not checked: q")
+                .or_not_checkable_by("p", "q hangs on p"),
+        );
+        let (p, q) = (&r.checks()[0], &r.checks()[1]);
+        assert!(p.failed());
+        assert_eq!(p.escalated(), Some(Reason::StatedByPublisher));
+        assert!(q.is_not_checkable() && q.detail == "q hangs on p");
+        assert_eq!(q.escalated(), Some(Reason::NoEvidence));
+        // A report that takes another's checks judges them under its own rule.
+        let mut lenient = Report::new("sub");
+        lenient.push(held());
+        let mut strict = Report::new("x").requiring(Strictness::RequireAll);
+        strict.extend(lenient);
+        assert!(strict.checks()[0].failed());
     }
 }

@@ -7,11 +7,13 @@ use crate::bundle::Limits;
 use crate::digest::Sha256Digest;
 use crate::keys::TrustStore;
 use crate::publication::Publication;
+use crate::report::Strictness;
 use crate::run::deriver;
 use crate::run::qualification::Pins;
 use crate::verify::checks::attested::EngineAttestationVerifier;
 use crate::verify::checks::published;
 use crate::verify::outcome::page::PageContext;
+use crate::verify::verification::VerifyError;
 
 /// What the checks are told of the auditor's inputs.
 #[derive(Default, Clone, Copy)]
@@ -23,10 +25,9 @@ pub struct Options<'a> {
     pub attestations: Option<&'a dyn EngineAttestationVerifier>,
     /// The published write-up, checked row by row and cell by cell.
     pub publication: Option<&'a Publication>,
-    /// Rows of the publication that no evidence supports fail instead of
-    /// being reported as not checked; v1.1: so do the journal checks of a
-    /// point without a journal.
-    pub require_all_rows: bool,
+    /// What the report requires of checks that cannot show what they
+    /// check (the policy's `--require-all`).
+    pub strictness: Strictness,
     /// v1.1: re-derives client records from the points' source files;
     /// `None` fails `point:<name>.source` of every point that names one.
     pub deriver: Option<&'a dyn deriver::RecordDeriver>,
@@ -62,26 +63,72 @@ pub struct Inputs<'a> {
     pub trust: Option<&'a TrustStore>,
     /// The published write-up.
     pub publication: Option<&'a Publication>,
-    /// Rows of the write-up that no evidence supports fail; v1.1: so do the
-    /// journal checks of a point without a journal.
-    pub require_all: bool,
     /// v1.1: re-derives client records from the points' source files (the
     /// adoption layer's `adopt::derive::PeerDeriver`).
     pub deriver: Option<&'a dyn deriver::RecordDeriver>,
-    /// Fail unless a release seal verifies under a key trusted for
-    /// `release`.
-    pub require_seal: bool,
     /// The seal envelope; `None`: `BUNDLE.seal.dsse.json` beside the bundle.
     pub seal: Option<&'a Path>,
-    /// Verify only a bundle's structure and seal.
-    pub structure_only: bool,
     /// Bundle reading limits.
     pub limits: &'a Limits,
     /// What the page says of the inputs (paths, digests, time).
     pub page: &'a PageContext,
-    /// Refuse to run without `trust` (unless `structure_only`): `verify`
-    /// does, since a signature nobody trusts proves nothing. `publish`
-    /// does not: it reads the run to write it up and vouches for no
-    /// signature (its readers verify with their own trust roots).
+    /// What the auditor requires.
+    pub policy: Policy,
+}
+
+/// What the auditor requires of a verification: read from the command
+/// line once, checked against the target and the trust roots once
+/// ([`Policy::check`]), and applied in one place each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// `--require-all`: a check that cannot show what it checks (no
+    /// evidence, no grammar, only the publisher's word) fails; what hangs
+    /// on it is not checkable. Applied by the report itself
+    /// ([`Policy::strictness`]).
+    pub require_all: bool,
+    /// `--require-seal`: fail unless a release seal verifies under a key
+    /// trusted for `release`.
+    pub require_seal: bool,
+    /// `--structure-only`: verify only a bundle's structure and seal.
+    pub structure_only: bool,
+    /// Refuse to run without trust roots (unless `structure_only`):
+    /// `verify` does, since a signature nobody trusts proves nothing.
+    /// `publish` does not: it reads the run to write it up and vouches for
+    /// no signature (its readers verify with their own trust roots).
     pub trust_required: bool,
+}
+
+impl Policy {
+    /// What the report requires of checks that cannot show what they
+    /// check.
+    pub fn strictness(&self) -> Strictness {
+        if self.require_all {
+            Strictness::RequireAll
+        } else {
+            Strictness::Lenient
+        }
+    }
+
+    /// Whether the policy can be applied to a run directory (`is_dir`) or
+    /// a bundle with these trust roots: the usage errors, before anything
+    /// is read.
+    pub fn check(&self, is_dir: bool, has_trust: bool) -> Result<(), VerifyError> {
+        if !has_trust && !self.structure_only && self.trust_required {
+            return Err(VerifyError::Usage(
+                "verify needs --trust TRUST, the keys you trust for engine, release and host (a signature nobody trusts proves nothing); a trust file is made with `proofpack key trust --engine ENGINE.pub --release RELEASE.pub --host HOST.pub -o trust.json`. --structure-only checks a bundle's structure without it".into(),
+            ));
+        }
+        if is_dir && self.structure_only {
+            return Err(VerifyError::Usage(
+                "--structure-only applies to a bundle (.tgz); a run directory has no bundle structure".into(),
+            ));
+        }
+        if !is_dir && self.require_seal && !has_trust {
+            return Err(VerifyError::Usage(
+                "--require-seal needs --trust TRUST (the release keys to check the seal against)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
 }

@@ -57,7 +57,7 @@ use crate::progress::Progress;
 use crate::report::{Check, Report};
 
 pub use checks::attested::{AttestedEngine, EngineAttestationVerifier, EngineFacts, TrustVerifier};
-pub use inputs::{Inputs, Options};
+pub use inputs::{Inputs, Options, Policy};
 pub use outcome::page::PageContext;
 pub use outcome::table::PointRow;
 pub use verification::{Outer, Source, Verification, VerifyError};
@@ -65,7 +65,8 @@ pub use verification::{Outer, Source, Verification, VerifyError};
 use source::bundle::SealRequest;
 use source::rundir::verify_run_dir;
 
-/// Verifies the run at `target` (a sealed bundle or a run directory)
+/// Verifies the run at `target` (a sealed bundle, a run directory or a
+/// BagIt bag holding one)
 /// against the auditor's inputs: every check, the verdict line and the page
 /// data. `progress` hears of the bytes read. `Err` means verification could
 /// not run (exit 2), never that the evidence does not hold.
@@ -74,7 +75,12 @@ pub fn verify(
     inputs: &Inputs<'_>,
     progress: &dyn Progress,
 ) -> Result<Verification, VerifyError> {
-    verify_with(target, inputs, progress, None)
+    // A directory holding bagit.txt is a BagIt bag: its own checks, then
+    // data/ as the run.
+    match source::bag::open(target, inputs.trust)? {
+        Some((data, outer)) => verify_with(&data, inputs, progress, Some(outer)),
+        None => verify_with(target, inputs, progress, None),
+    }
 }
 
 /// [`verify`] of the run `target` found inside `outer`.
@@ -84,13 +90,11 @@ pub fn verify_with(
     progress: &dyn Progress,
     outer: Option<Outer>,
 ) -> Result<Verification, VerifyError> {
+    let policy = inputs.policy;
+    let is_dir = target.is_dir();
     // A qualification cannot be verified without trust roots: a missing
     // trust file is a usage error, as for `attest verify` and `fleet verify`.
-    if inputs.trust.is_none() && !inputs.structure_only && inputs.trust_required {
-        return Err(VerifyError::Usage(
-            "verify needs --trust TRUST, the keys you trust for engine, release and host (a signature nobody trusts proves nothing); a trust file is made with `proofpack key trust --engine ENGINE.pub --release RELEASE.pub --host HOST.pub -o trust.json`. --structure-only checks a bundle's structure without it".into(),
-        ));
-    }
+    policy.check(is_dir, inputs.trust.is_some())?;
     let verifier = inputs.trust.map(|t| TrustVerifier { trust: t });
     let opts = Options {
         pins: inputs.pins,
@@ -98,17 +102,12 @@ pub fn verify_with(
             .as_ref()
             .map(|v| v as &dyn EngineAttestationVerifier),
         publication: inputs.publication,
-        require_all_rows: inputs.require_all,
+        strictness: policy.strictness(),
         deriver: inputs.deriver,
     };
-    let mut v = if target.is_dir() {
-        if inputs.structure_only {
-            return Err(VerifyError::Usage(
-                "--structure-only applies to a bundle (.tgz); a run directory has no bundle structure".into(),
-            ));
-        }
+    let mut v = if is_dir {
         let mut v = verify_run_dir(target, &opts)?;
-        if inputs.require_seal {
+        if policy.require_seal {
             v.report.push(Check::fail(
                 "seal",
                 "--require-seal: a run directory has no release seal; verify the sealed bundle",
@@ -116,22 +115,16 @@ pub fn verify_with(
         }
         v
     } else {
-        if inputs.require_seal && inputs.trust.is_none() {
-            return Err(VerifyError::Usage(
-                "--require-seal needs --trust TRUST (the release keys to check the seal against)"
-                    .into(),
-            ));
-        }
         let seal = SealRequest {
             path: inputs.seal,
             trust: inputs.trust,
-            require: inputs.require_seal,
-            structure_only: inputs.structure_only,
+            require: policy.require_seal,
+            structure_only: policy.structure_only,
         };
         source::bundle::verify_bundle_file(target, inputs.limits, &seal, &opts, progress)?
     };
     if let Some(outer) = outer {
-        let mut report = Report::new(outer.target);
+        let mut report = Report::new(outer.target).requiring(v.report.strictness());
         for c in outer.checks {
             report.push(c);
         }

@@ -27,6 +27,9 @@ pub enum VerifyError {
         /// The path.
         path: PathBuf,
     },
+    /// A BagIt bag could not be read as one.
+    #[error(transparent)]
+    Bag(#[from] crate::bagit::BagError),
     /// The inputs ask for something the target cannot give.
     #[error("{0}")]
     Usage(String),

@@ -7,7 +7,7 @@ mod checklist;
 use anyhow::{Context, Result};
 use proofpack::keys::TrustStore;
 use proofpack::run::qualification::Pins;
-use proofpack::verify::inputs::Inputs;
+use proofpack::verify::inputs::{Inputs, Policy};
 use proofpack::verify::outcome::page::PageContext;
 
 pub use args::VerifyArgs;
@@ -51,20 +51,20 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         pins: pins.as_ref(),
         trust: trust.as_ref(),
         publication: publication.as_ref(),
-        require_all: args.require_all_rows,
         deriver: Some(&proofpack::adopt::derive::PeerDeriver),
-        require_seal: args.require_seal,
         seal: args.seal.as_deref(),
-        structure_only: args.structure_only,
         limits: &args.limits.limits(),
         page: &page,
-        trust_required: true,
+        policy: Policy {
+            require_all: args.require_all_rows,
+            require_seal: args.require_seal,
+            structure_only: args.structure_only,
+            trust_required: true,
+        },
     };
     let started = std::time::Instant::now();
     let progress = ui.bytes_progress("verifying");
-    // A directory holding bagit.txt is a BagIt bag: its own checks, then
-    // data/ as the run.
-    let v = proofpack::bagit::verify(&args.target, &inputs, &progress)?;
+    let v = proofpack::verify::verify(&args.target, &inputs, &progress)?;
     if let Some(out) = &args.html {
         let json: serde_json::Value = serde_json::from_str(&v.report.to_json())?;
         let html = proofpack::html::render(&json)?;

@@ -101,8 +101,8 @@ pub fn host_checks(
         ));
         return;
     }
-    let fleet = qualified_fleet(report, run, &hosts, opts.require_all_rows);
-    let record = weights_record(report, run, weights, opts.require_all_rows);
+    let fleet = qualified_fleet(report, run, &hosts);
+    let record = weights_record(report, run, weights);
     let mut reports = Vec::new();
     for path in &q.host_checks {
         let verified = run
@@ -122,7 +122,6 @@ pub fn host_checks(
         fleet,
         record,
         times: time_bounds(run, &launches),
-        require_all: opts.require_all_rows,
         accept_v1: true,
     };
     let (checks, _) = crate::fleet::verify_fleet(&hosts, reports, &req, "host");
@@ -135,12 +134,7 @@ pub fn host_checks(
 /// the benchmark plan's `fleet` when the plan names one, it is in the run,
 /// reads as a fleet file and selects every engine's host. Its digest is
 /// what every report must name.
-fn qualified_fleet(
-    report: &mut Report,
-    run: &Run<'_>,
-    hosts: &[String],
-    require_all: bool,
-) -> Expect<Sha256Digest> {
+fn qualified_fleet(report: &mut Report, run: &Run<'_>, hosts: &[String]) -> Expect<Sha256Digest> {
     let id = "hosts.qualified_fleet";
     let unknown = |why: &str| Expect::Unknown {
         cause: id.into(),
@@ -148,7 +142,7 @@ fn qualified_fleet(
     };
     let Some(path) = &run.q().qualified_fleet else {
         let why = "qualification.json names no qualified fleet (\"qualified_fleet\", v1.1): host reports name the fleet they were checked for, and nothing in the run says which fleet that is, so no report is bound to a fleet";
-        report.push(Check::unshown(id, why, require_all).marked(Mark::HostBinding));
+        report.push(Check::unshown(id, why).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no qualified fleet (see {id})"));
     };
     // The plan's fleet (v1.1) is the one the write-up's fleet rows follow:
@@ -211,7 +205,6 @@ fn weights_record(
     report: &mut Report,
     run: &Run<'_>,
     weights: Sha256Digest,
-    require_all: bool,
 ) -> Expect<WeightsRecord> {
     let id = "hosts.weights_record";
     let unknown = |why: &str| Expect::Unknown {
@@ -220,7 +213,7 @@ fn weights_record(
     };
     let Some(path) = &run.q().weights_record else {
         let why = "qualification.json names no weights record (\"weights_record\", v1.1): the host reports' totals and shard headers have nothing to be compared with, so a sizes-only launch check could not tell swapped shards (the reports are compared with each other instead, hosts.agree)";
-        report.push(Check::unshown(id, why, require_all).marked(Mark::HostBinding));
+        report.push(Check::unshown(id, why).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no weights record (see {id})"));
     };
     let read = run.small_file(path).and_then(|b| {

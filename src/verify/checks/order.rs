@@ -55,7 +55,7 @@ pub(crate) fn no_pins(detail: &str) -> Check {
 /// recomputed table (the points whose records could be read).
 pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<PointRow> {
     report.enter(None);
-    let plan_facts = plan::plan_checks(report, run, opts.require_all_rows);
+    let plan_facts = plan::plan_checks(report, run);
     report.enter(Some(ATTESTATIONS_AREA));
     let attested = engines::check_engines(report, run, opts);
     let facts = facts::resolve(run);
@@ -75,27 +75,22 @@ pub fn evaluate(report: &mut Report, run: &Run<'_>, opts: &Options<'_>) -> Vec<P
     // With the run's other checks (the page groups them by area, so the
     // JSON's order is the page's).
     report.push(plausible::windows_check(run));
-    let rows = points(report, run, &plan_facts, opts.require_all_rows);
+    let rows = points(report, run, &plan_facts);
     report.enter(None);
     if let Some(publication) = opts.publication {
-        publication_checks(report, publication, run, &attested, &rows, &facts, opts);
+        publication_checks(report, publication, run, &attested, &rows, &facts);
     }
     rows
 }
 
 /// Every point's checks, each under its own area.
-fn points(
-    report: &mut Report,
-    run: &Run<'_>,
-    plan: &PlanFacts,
-    require_all: bool,
-) -> Vec<PointRow> {
+fn points(report: &mut Report, run: &Run<'_>, plan: &PlanFacts) -> Vec<PointRow> {
     let q = run.q();
     let mut rows = Vec::new();
     for (i, p) in q.points.iter().enumerate() {
         report.enter(Some(&point_area(&p.name)));
         derived::derived_checks(report, run, i);
-        if let Some(m) = point::point_checks(report, run, i, plan, require_all) {
+        if let Some(m) = point::point_checks(report, run, i, plan) {
             rows.push(PointRow {
                 name: p.name.clone(),
                 offered_rate: p.offered_rate,
@@ -134,7 +129,6 @@ fn publication_checks(
     attested: &BTreeMap<String, Result<AttestedEngine, String>>,
     rows: &[PointRow],
     facts: &Facts,
-    opts: &Options<'_>,
 ) {
     let host_checks: Vec<Check> = report
         .checks()
@@ -151,9 +145,8 @@ fn publication_checks(
         rows,
         facts,
         bundle_digest: run.bundle_digest,
-        require_all_rows: opts.require_all_rows,
     };
-    let mut sub = Report::new("");
+    let mut sub = Report::new("").requiring(report.strictness());
     published::check_publication(&mut sub, publication, &ctx);
     for c in sub.into_checks() {
         report.push(c.publication());

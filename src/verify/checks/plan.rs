@@ -472,7 +472,6 @@ pub fn slo_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Check {
 pub fn lengths_check(
     plan: &BenchmarkPlan,
     path: &str,
-    require_all: bool,
 ) -> (Check, Result<Option<Lengths>, &'static str>) {
     let id = "plan.lengths";
     match (plan.max_input_tokens, plan.max_output_tokens) {
@@ -486,7 +485,7 @@ pub fn lengths_check(
                 max_output_tokens: o,
             })),
         ),
-        (None, None) if !require_all => (
+        (None, None) => (
             Check::not_checked(
                 id,
                 Reason::NoEvidence,
@@ -494,7 +493,8 @@ pub fn lengths_check(
                     "{path} names no max_input_tokens and max_output_tokens (a plan before contract v1.1): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
                 ),
             )
-            .marked(Mark::TokenBound),
+            .marked(Mark::TokenBound)
+            .or_fail(lengths_missing(path, ["max_input_tokens", "max_output_tokens"].as_slice())),
             Ok(None),
         ),
         (i, o) => {
@@ -503,24 +503,23 @@ pub fn lengths_check(
                 .filter(|(_, v)| v.is_none())
                 .map(|(k, _)| k)
                 .collect();
-            (
-                Check::fail(
-                    id,
-                    format!(
-                        "{path} names no {} (v1.1): without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
-                        missing.join(" and "),
-                        if missing.len() == 2 { " (--require-all)" } else { "" }
-                    ),
-                ),
-                Err(id),
-            )
+            (Check::fail(id, lengths_missing(path, &missing)), Err(id))
         }
     }
 }
 
+/// Why a plan that names `missing` of the workload's lengths fails.
+fn lengths_missing(path: &str, missing: &[&str]) -> String {
+    format!(
+                        "{path} names no {} (v1.1): without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
+                        missing.join(" and "),
+        if missing.len() == 2 { " (--require-all)" } else { "" }
+    )
+}
+
 /// `qualification.plan`, `plan.points`, `plan.slo`, `plan.lengths`. Returns
 /// what the later checks take from the plan.
-pub fn plan_checks(report: &mut Report, run: &Run<'_>, require_all: bool) -> PlanFacts {
+pub fn plan_checks(report: &mut Report, run: &Run<'_>) -> PlanFacts {
     let q = run.q();
     let id = "qualification.plan";
     let unread = PlanFacts {
@@ -567,8 +566,15 @@ pub fn plan_checks(report: &mut Report, run: &Run<'_>, require_all: bool) -> Pla
             ));
             report.push(points_check(q, &bp, path));
             report.push(slo_check(q, &bp, path));
-            let (check, lengths) = lengths_check(&bp, path, require_all);
+            let (check, lengths) = lengths_check(&bp, path);
             report.push(check);
+            // A plan that names no lengths fails where every check is
+            // required: the token checks then hang on it.
+            let failed = report.checks().last().is_some_and(|c| c.failed());
+            let lengths = match lengths {
+                Ok(None) if failed => Err("plan.lengths"),
+                l => l,
+            };
             PlanFacts {
                 arrival: bp.arrival,
                 lengths,

@@ -37,7 +37,6 @@ pub fn point_checks(
     run: &Run<'_>,
     i: usize,
     plan: &PlanFacts,
-    require_all: bool,
 ) -> Option<PointMetrics> {
     let (q, collected) = (run.q(), run.collected);
     let p = &q.points[i];
@@ -103,15 +102,16 @@ pub fn point_checks(
     match p.journal.as_deref() {
         None => {
             for (k, n) in JOURNAL_CHECKS.iter().enumerate() {
-                report.push(if require_all && k > 0 {
-                    // One cause, one failure: the rest hang on the first.
-                    Check::not_checkable_by(
-                        id(n),
+                let c = no_second_witness(id(n));
+                // One cause, one failure: where the first fails, the rest
+                // hang on it.
+                report.push(if k > 0 {
+                    c.or_not_checkable_by(
                         id(JOURNAL_CHECKS[0]),
                         format!("{NO_SECOND_WITNESS} (the point names no journal)"),
                     )
                 } else {
-                    no_second_witness(id(n), require_all)
+                    c
                 });
             }
         }
@@ -144,19 +144,15 @@ const JOURNAL_CHECKS: [&str; 4] = [
 /// not checked, or failed under `--require-all`.
 pub const NO_SECOND_WITNESS: &str = "no independent journal witnesses the client records";
 
-fn no_second_witness(id: String, require_all: bool) -> Check {
-    if require_all {
-        Check::fail(
-            id,
-            format!("{NO_SECOND_WITNESS} (the point names no journal); --require-all"),
-        )
-    } else {
-        Check::not_checked(
-            id,
-            Reason::NoEvidence,
-            format!("not checked: {NO_SECOND_WITNESS} (the point names no journal)"),
-        )
-    }
+fn no_second_witness(id: String) -> Check {
+    Check::not_checked(
+        id,
+        Reason::NoEvidence,
+        format!("not checked: {NO_SECOND_WITNESS} (the point names no journal)"),
+    )
+    .or_fail(format!(
+        "{NO_SECOND_WITNESS} (the point names no journal); --require-all"
+    ))
 }
 
 /// `point:<name>.claims`: a point publishes something to check.

@@ -39,7 +39,10 @@ impl Verification {
             levels.push(LEVEL_SEAL);
         }
         if !self.structure_only {
-            match (inputs.publication.is_some(), inputs.require_all) {
+            match (
+                inputs.publication.is_some(),
+                self.report.strictness() == crate::report::Strictness::RequireAll,
+            ) {
                 (true, true) => levels.push(LEVEL_PUBLICATION_ALL),
                 (true, false) => levels.push(LEVEL_PUBLICATION),
                 (false, _) if inputs.pins.is_some() => levels.push(LEVEL_PINS),

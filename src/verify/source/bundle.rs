@@ -285,7 +285,7 @@ pub fn verify_bundle_file(
     if one.is_some() {
         grab.bytes = ahead.clone().map(Ok);
     }
-    let mut report = Report::new(path.display().to_string());
+    let mut report = Report::new(path.display().to_string()).requiring(opts.strictness);
     report.extend(pass1.report.clone());
     let seal_outcome = seal_check(path, seal.path, seal.trust, seal.require, &pass1)?;
     let seal_state = match (seal_outcome.present, seal_outcome.signature_checked) {
@@ -377,7 +377,7 @@ pub fn verify_bundle_file(
     });
     // The qualification check is reported after `bundle.stable`, so that
     // the bundle's checks stay together.
-    let mut qreport = Report::new("");
+    let mut qreport = Report::new("").requiring(opts.strictness);
     let Some(q) = check_qualification(&mut qreport, qbytes.as_deref().map_err(Clone::clone)) else {
         for c in seal_checks {
             report.push(c);

@@ -52,7 +52,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, V
         seal: SealState::Absent,
         ..Source::default()
     };
-    let mut report = Report::new(root.display().to_string());
+    let mut report = Report::new(root.display().to_string()).requiring(opts.strictness);
     report.push(Check::not_checked(
         "bundle",
         Reason::NoEvidence,

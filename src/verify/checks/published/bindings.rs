@@ -343,13 +343,10 @@ pub fn check(
     );
     let c = if !why.is_empty() {
         Check::fail(id, format!("{at}: {} ({tail})", why.join("; ")))
-    } else if ctx.require_all_rows {
-        Check::fail(
-            id,
-            format!("{at}: holds only by the publisher's binding ({tail}); --require-all"),
-        )
     } else {
-        Check::pass(id, format!("{at}: holds ({tail})"))
+        Check::pass(id, format!("{at}: holds ({tail})")).or_fail(format!(
+            "{at}: holds only by the publisher's binding ({tail}); --require-all"
+        ))
     };
     let expected: Vec<Value> = bindings
         .iter()

@@ -163,9 +163,9 @@ impl Chain {
 
 /// A row whose chain link is missing: not checked when nothing names the
 /// file, not checkable when it is named but unusable.
-pub(super) fn missing(ctx: &Context<'_>, id: String, at: &str, what: &str, m: Missing) -> Check {
+pub(super) fn missing(id: String, at: &str, what: &str, m: Missing) -> Check {
     match m {
-        Missing::NotNamed(why) => unmapped(ctx, id, at, what, &why),
+        Missing::NotNamed(why) => unmapped(id, at, what, &why),
         Missing::Unusable(why) => Check::not_checkable(id, format!("{at}: {why}")),
     }
 }

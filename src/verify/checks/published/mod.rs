@@ -78,9 +78,6 @@ pub struct Context<'a> {
     pub facts: &'a Facts,
     /// The bundle's SHA-256 (bundles only).
     pub bundle_digest: Option<Sha256Digest>,
-    /// Rows, cells and tables not checked, and rows backed only by the
-    /// publisher's own files, fail (`--require-all`).
-    pub require_all_rows: bool,
     /// The host launch checks (`host:*`) as they came out, for the prose
     /// statements about them.
     pub host_checks: &'a [Check],
@@ -107,13 +104,10 @@ fn row_at(p: &Publication, r: &PinnedRow) -> String {
     format!("{}:{} \"{}\"", p.origin, r.line, r.label)
 }
 
-fn unmapped(ctx: &Context<'_>, id: String, at: &str, what: &str, how: &str) -> Check {
+fn unmapped(id: String, at: &str, what: &str, how: &str) -> Check {
     let why = format!("{at}: no evidence in this run records {what} ({how})");
-    if ctx.require_all_rows {
-        Check::fail(id, format!("{why}; --require-all"))
-    } else {
-        Check::not_checked(id, Reason::NoEvidence, format!("not checked: {why}"))
-    }
+    Check::not_checked(id, Reason::NoEvidence, format!("not checked: {why}"))
+        .or_fail(format!("{why}; --require-all"))
 }
 
 /// A row checked against a fact the publisher declared for it: the value
@@ -136,9 +130,7 @@ fn fact_check(
     };
     let c = match ctx.facts.get(name) {
         None => {
-            return unmapped(
-                ctx,
-                id,
+            return unmapped(id,
                 at,
                 what,
                 &format!("no chain of evidence names it; a fact named {name:?} in qualification.json would be the publisher's own statement"),
@@ -150,10 +142,9 @@ fn fact_check(
             let tail = format!("stated by the publisher: fact {name}, {whence}; no chain of evidence names this file");
             let c = if !ok {
                 Check::fail(id, format!("{at}: the publisher's fact gives {what} {} ({tail})", f.describe()))
-            } else if ctx.require_all_rows {
-                Check::fail(id, format!("{at}: {what} is {} only by the publisher's own file ({tail}); --require-all", f.describe()))
             } else {
                 Check::pass(id, format!("{at}: {what} is {} ({tail})", f.describe()))
+                    .or_fail(format!("{at}: {what} is {} only by the publisher's own file ({tail}); --require-all", f.describe()))
             };
             c.with_values(published, f.describe())
         }
@@ -189,11 +180,10 @@ pub fn check_publication(report: &mut Report, p: &Publication, ctx: &Context<'_>
             "{}:{}: a table with header {:?} ({} rows) is neither a pinned-inputs table (| Input | Value |) nor a measured-points table: what it states is not checked",
             p.origin, t.line, t.header, t.rows
         );
-        report.push(if ctx.require_all_rows {
-            Check::fail(id, format!("{why}; --require-all"))
-        } else {
+        report.push(
             Check::not_checked(id, Reason::NotDefined, format!("not checked: {why}"))
-        });
+                .or_fail(format!("{why}; --require-all")),
+        );
     }
     statements::statement_checks(report, p, ctx);
 }

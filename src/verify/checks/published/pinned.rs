@@ -86,7 +86,6 @@ fn digest_row(
     if matches!(base.as_str(), "benchmark-plan" | "plan") {
         let Some(plan) = &ctx.q.plan else {
             return unmapped(
-                ctx,
                 id,
                 &at,
                 "the benchmark plan",
@@ -118,7 +117,7 @@ fn digest_row(
     };
     if let Some(link) = link {
         return match chain.digest(ctx, link) {
-            Err(m) => missing(ctx, id, &at, &format!("what {base} is"), m),
+            Err(m) => missing(id, &at, &format!("what {base} is"), m),
             Ok((path, by, d)) => Check::outcome(
                 id,
                 d == digest,
@@ -161,7 +160,7 @@ fn commit_row(
     let what = format!("the {} commit", r.label);
     match which {
         Some(w) => match chain.revision(w) {
-            Err(m) => missing(ctx, id, at, &what, m),
+            Err(m) => missing(id, at, &what, m),
             Ok((rev, by)) => {
                 Check::outcome(id, rev == c, format!("{at}: {by} is {rev}")).with_values(c, rev)
             }
@@ -192,7 +191,6 @@ pub(super) fn pinned_checks(
         let at = row_at(p, r);
         for (h, text) in &r.extra {
             report.push(unmapped(
-                ctx,
                 format!("{id}.{}", crate::publication::slug(h)),
                 &format!("{at}, column \"{h}\": {text:?}"),
                 &format!("what a {h:?} column says"),

@@ -46,14 +46,9 @@ pub fn verdict_part(report: &Report) -> String {
                 Some(Reason::NotRead) => statements_unread.push(rest),
                 _ => unchecked.push(rest),
             }
-        } else if statement
-            && c.failed()
-            && c.detail
-                .contains(crate::verify::checks::published::statements::NOT_READ)
-        {
+        } else if statement && c.escalated() == Some(Reason::NotRead) {
             // A statement that failed only because no grammar reads it
-            // (--require-all); a checked statement's detail never quotes
-            // the statement's text, so never holds these words.
+            // (--require-all).
             statements_unread.push(rest);
         } else {
             checked += 1;

@@ -26,7 +26,7 @@ fn chained(
     published: Value,
 ) -> Check {
     match chain.value(ctx, link, pointer) {
-        Err(m) => missing(ctx, id, at, what, m),
+        Err(m) => missing(id, at, what, m),
         Ok((path, None)) => Check::fail(
             id,
             format!("{at}: {path} has no {pointer:?}, so it does not record {what}"),
@@ -188,7 +188,7 @@ pub(super) fn workload(
     if w.distinct_ids.is_some() || w.pool.is_some() {
         let cid = id("token-pool");
         report.push(match chain.value(ctx, Link::Workload, "/token_pool") {
-            Err(m) => missing(ctx, cid, at, "the prompt token pool", m),
+            Err(m) => missing(cid, at, "the prompt token pool", m),
             Ok((path, None)) => Check::fail(cid, format!("{at}: {path} has no \"/token_pool\", so it does not record the prompt token pool")),
             Ok((path, Some(Value::Array(ids)))) => {
                 let mut distinct: Vec<String> = ids.iter().map(|v| v.to_string()).collect();
