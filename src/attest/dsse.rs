@@ -10,7 +10,7 @@ use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
 use serde::Deserialize;
 
-use super::ENVELOPE_MAX_BYTES;
+use super::types::ENVELOPE_MAX_BYTES;
 
 /// DSSE pre-authentication encoding:
 /// `"DSSEv1" SP LEN(type) SP type SP LEN(payload) SP payload`.

@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::digest::Sha256Digest;
+use crate::timefmt::check_rfc3339_utc;
 
-use super::{
-    check_rfc3339_utc, AttestError, Statement, Subject, ENGINE_PREDICATE_TYPE, SEAL_PREDICATE_TYPE,
-};
+use super::statement::{Statement, Subject};
+use super::types::{AttestError, ENGINE_PREDICATE_TYPE, SEAL_PREDICATE_TYPE};
 
 /// The engine of an engine attestation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -240,8 +240,8 @@ mod count {
 /// does; `None` for other types.
 pub fn known_predicate_problem(st: &Statement) -> Option<String> {
     match st.predicate_type.as_str() {
-        super::VSA_PREDICATE_TYPE => super::vsa_predicate_problem(st)
-            .map(|e| format!("invalid {} predicate: {e}", super::VSA_PREDICATE_TYPE)),
+        super::vsa::VSA_PREDICATE_TYPE => super::vsa::vsa_predicate_problem(st)
+            .map(|e| format!("invalid {} predicate: {e}", super::vsa::VSA_PREDICATE_TYPE)),
         ENGINE_PREDICATE_TYPE => EnginePredicate::from_statement(st)
             .err()
             .map(|e| e.to_string()),

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use crate::keys::key_id;
 
-use super::{pae, Statement, IN_TOTO_PAYLOAD_TYPE};
+use super::dsse::pae;
+use super::statement::Statement;
+use super::types::IN_TOTO_PAYLOAD_TYPE;
 
 #[derive(Serialize)]
 struct EnvelopeOut {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::digest::Sha256Digest;
 use crate::keys::reject_duplicate_json_keys;
 
-use super::{AttestError, STATEMENT_TYPE};
+use super::types::{AttestError, STATEMENT_TYPE};
 
 /// A subject of a Statement: a name and the SHA-256 of what it names.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::digest::{DigestError, Sha256Digest};
 use crate::progress::Progress;
 
-use super::Subject;
+use super::statement::Subject;
 
 /// Errors from `NAME=PATH|NAME=sha256:HEX` subject arguments (exit 2).
 #[derive(Debug, thiserror::Error)]

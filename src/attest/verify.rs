@@ -11,12 +11,15 @@ use crate::keys::{
 };
 use crate::report::{Check, Report};
 
+use super::dsse::{decode_base64, pae};
 use super::dsse::{EnvelopeIn, SignatureIn};
-use super::{
-    decode_base64, known_predicate_problem, pae, AttestError, Statement, ENGINE_PREDICATE_TYPE,
-    ENVELOPE_MAX_BYTES, IN_TOTO_PAYLOAD_TYPE, MAX_SIGNATURES, SEAL_PREDICATE_TYPE,
-    VSA_PREDICATE_TYPE,
+use super::predicate::known_predicate_problem;
+use super::statement::Statement;
+use super::types::{
+    AttestError, ENGINE_PREDICATE_TYPE, ENVELOPE_MAX_BYTES, IN_TOTO_PAYLOAD_TYPE, MAX_SIGNATURES,
+    SEAL_PREDICATE_TYPE,
 };
+use super::vsa::VSA_PREDICATE_TYPE;
 
 /// A value whose signatures were verified. Only this module can make one.
 #[derive(Debug, Clone)]

@@ -14,8 +14,10 @@ use serde_json::{json, Map, Value};
 use crate::digest::Sha256Digest;
 use crate::keys::Role;
 use crate::report::Check;
+use crate::timefmt::check_rfc3339_utc;
 
-use super::{check_rfc3339_utc, AttestError, Statement, Subject};
+use super::statement::{Statement, Subject};
+use super::types::AttestError;
 
 /// Predicate type of a SLSA Verification Summary Attestation, v1.
 pub const VSA_PREDICATE_TYPE: &str = "https://slsa.dev/verification_summary/v1";

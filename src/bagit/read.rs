@@ -31,7 +31,9 @@ use crate::keys::TrustStore;
 use crate::manifest::{Entry, Manifest};
 use crate::report::Check;
 
-use super::{io, BagError, BAG_INFO, DATA_DIR, MANIFEST_SHA256, MAX_TAG_FILE, SEAL_TAG_FILE};
+use super::types::{
+    io, BagError, BAG_INFO, DATA_DIR, MANIFEST_SHA256, MAX_TAG_FILE, SEAL_TAG_FILE,
+};
 
 /// Problems shown in one check's detail; the rest are counted.
 const SHOWN: usize = 12;

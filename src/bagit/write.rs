@@ -10,7 +10,7 @@ use crate::digest::Sha256Digest;
 use crate::progress::Progress;
 use crate::report::Check;
 
-use super::{
+use super::types::{
     io, unencodable, BagError, BAGIT_TXT, BAG_INFO, DATA_DIR, MANIFEST_SHA256, SEAL_TAG_FILE,
     TAGMANIFEST_SHA256,
 };

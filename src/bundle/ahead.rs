@@ -11,8 +11,8 @@ use std::path::Path;
 
 use flate2::read::GzDecoder;
 
+use super::types::MANIFEST_NAME;
 use super::write::READ_FIRST;
-use super::MANIFEST_NAME;
 
 /// The largest MANIFEST read past (its bytes are skipped, not kept).
 const MAX_SKIPPED_MANIFEST: u64 = 256 << 20;

@@ -18,12 +18,12 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use super::entries::{classify_path, kind_name, type_name, Paths, Refusal};
+use super::limits::{Limits, ECHOED_PATH_BYTES, MAX_REPORTED_ENTRY_FAILURES};
 use super::report::{SeenFile, Walk};
 use super::source::{EntryReader, Source};
 use super::tar::{self, field, shown, typeflag, Header, PaxInfo, BLOCK};
-use super::{
-    entry_check_id, io_err, BundleError, BundleVerification, EntryVisitor, Limits,
-    ECHOED_PATH_BYTES, MANIFEST_NAME, MAX_REPORTED_ENTRY_FAILURES,
+use super::types::{
+    entry_check_id, io_err, BundleError, BundleVerification, EntryVisitor, MANIFEST_NAME,
 };
 use crate::digest::{Hasher, Sha256Digest};
 use crate::manifest::{self, Manifest};

@@ -8,11 +8,9 @@
 use std::collections::HashSet;
 
 use super::entries::{EntryChecks, RootDir};
+use super::limits::{Limits, MAX_REPORTED_ENTRY_FAILURES, RATIO_BURST_BYTES, TRAILING_READ_LIMIT};
 use super::source::StreamEnd;
-use super::{
-    entry_check_id, limit_check_id, BundleError, BundleVerification, Limits,
-    MAX_REPORTED_ENTRY_FAILURES, RATIO_BURST_BYTES, TRAILING_READ_LIMIT,
-};
+use super::types::{entry_check_id, limit_check_id, BundleError, BundleVerification};
 use crate::digest::Sha256Digest;
 use crate::manifest::Manifest;
 use crate::report::{Check, Report};

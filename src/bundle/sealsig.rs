@@ -9,11 +9,11 @@
 //! `files` and `bytes` of the predicate must equal those of the MANIFEST's
 //! file set as found in the bundle.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 
-use super::{BundleError, BundleVerification, Sealed, MANIFEST_NAME};
+use super::types::{BundleError, BundleVerification, Sealed, MANIFEST_NAME};
 use crate::attest::{self, SealPredicate, Statement, Subject, SEAL_PREDICATE_TYPE};
 use crate::digest::Sha256Digest;
 use crate::keys::{Role, TrustStore};
@@ -21,6 +21,13 @@ use crate::report::Check;
 
 /// Report id of the seal check.
 pub const SEAL_CHECK_ID: &str = "seal";
+
+/// `BUNDLE.seal.dsse.json` beside `BUNDLE`.
+pub fn seal_path(bundle: &Path) -> PathBuf {
+    let mut p = bundle.as_os_str().to_owned();
+    p.push(".seal.dsse.json");
+    PathBuf::from(p)
+}
 
 /// The signed seal envelope for a sealed bundle named `bundle_name`.
 pub(crate) fn sign_seal(
@@ -241,7 +248,7 @@ pub fn seal_check(
     v: &BundleVerification,
 ) -> Result<SealOutcome, BundleError> {
     let id = SEAL_CHECK_ID;
-    let default = super::seal_path(bundle);
+    let default = seal_path(bundle);
     let one = |c: Check, present: bool| SealOutcome {
         checks: vec![c],
         present,

@@ -17,8 +17,8 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use flate2::bufread::GzDecoder;
 
+use super::limits::{Limits, RATIO_BURST_BYTES, TRAILING_READ_LIMIT};
 use super::tar::BLOCK;
-use super::{Limits, RATIO_BURST_BYTES, TRAILING_READ_LIMIT};
 use crate::digest::{Hasher, Sha256Digest};
 use crate::progress::Progress;
 

@@ -11,8 +11,9 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+use super::limits::Limits;
 use super::read::{verify_path_with_sink, Sink};
-use super::{io_err, BundleError, BundleVerification, Limits};
+use super::types::{io_err, BundleError, BundleVerification};
 use crate::progress::Progress;
 
 struct UnpackSink<'p> {

@@ -13,24 +13,17 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::entries::{Paths, Refusal};
+use super::limits::{Limits, RATIO_BURST_BYTES};
 use super::pargz::{ParGz, RatioExceeded, DEFLATE_BLOCK};
+use super::sealsig::seal_path;
 use super::tar::{self, entry_tar_bytes, pad, pax_records, write_file_header, BLOCK};
-use super::{
-    io_err, BundleError, Limits, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME, RATIO_BURST_BYTES,
-};
+use super::types::{io_err, BundleError, SealOptions, Sealed, MANIFEST_NAME, MAX_MTIME};
 use ed25519_dalek::SigningKey;
 
 use crate::atomic::AtomicFile;
 use crate::digest::{Hasher, Sha256Digest, READ_BUFFER};
 use crate::manifest::{self, BuildOptions, Manifest};
 use crate::progress::Progress;
-
-/// `BUNDLE.seal.dsse.json` beside `BUNDLE`.
-pub fn seal_path(bundle: &Path) -> PathBuf {
-    let mut p = bundle.as_os_str().to_owned();
-    p.push(".seal.dsse.json");
-    PathBuf::from(p)
-}
 
 pub use crate::timefmt::rfc3339_utc;
 

@@ -7,8 +7,9 @@ use std::time::SystemTime;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
+use super::error::CatalogError;
+use super::handle::{rfc3339, Catalog};
 use super::row::{column_problem, count, quoted};
-use super::{rfc3339, Catalog, CatalogError};
 use crate::digest::Sha256Digest;
 use crate::manifest::{Format, Manifest};
 

@@ -59,7 +59,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{params, TransactionBehavior};
 use serde::Serialize;
 
-use super::{Catalog, CatalogError};
+use super::error::CatalogError;
+use super::handle::Catalog;
 use crate::digest::Sha256Digest;
 use crate::manifest::{FileStat, FoundFile, HashCache};
 

@@ -16,7 +16,8 @@ use rusqlite::blob::ZeroBlob;
 use rusqlite::{DatabaseName, TransactionBehavior};
 
 use super::baselines::{validate_baseline_name, BaselineRow};
-use super::{Catalog, CatalogError};
+use super::error::CatalogError;
+use super::handle::Catalog;
 use crate::digest::Sha256Digest;
 use crate::manifest::{
     self, json_entry, json_head, json_tail, with_streams, EntryStream, Format, ManifestError,

@@ -8,8 +8,9 @@ use std::time::SystemTime;
 use rusqlite::{params, Connection, TransactionBehavior};
 use serde::Serialize;
 
+use super::error::CatalogError;
+use super::handle::{rfc3339, Catalog};
 use super::row::{column_problem, quoted};
-use super::{rfc3339, Catalog, CatalogError};
 use crate::digest::Sha256Digest;
 
 /// Normalises a digest given by a caller (bare hex of either case, or

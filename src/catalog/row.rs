@@ -7,7 +7,8 @@
 //! [`shown_value`]: escaped, and cut on a character boundary with their
 //! length, so that a 10 MB value is never echoed whole.
 
-use super::{Catalog, CatalogError};
+use super::error::CatalogError;
+use super::handle::Catalog;
 
 /// How many characters of a stored value a message quotes.
 const QUOTED_CHARS: usize = 64;

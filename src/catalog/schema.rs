@@ -7,13 +7,9 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
-use super::{Catalog, CatalogError};
-
-/// The schema version this proofpack writes (SQLite `user_version`).
-pub const SCHEMA_VERSION: u32 = 3;
-
-/// SQLite `application_id` of a proofpack catalog ("PPKC").
-pub const APPLICATION_ID: i32 = 0x5050_4B43;
+use super::error::CatalogError;
+use super::handle::Catalog;
+use super::header::{APPLICATION_ID, SCHEMA_VERSION};
 
 /// Migration `i` brings the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[

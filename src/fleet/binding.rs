@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::require::{Expect, FleetRequirements, TimeBounds, WeightsRecord};
-use super::{parse_prefixed, HostCheckPredicate};
+use super::types::{parse_prefixed, HostCheckPredicate};
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Mark, Reason};
 
@@ -402,7 +402,7 @@ fn shards_check(id: &str, h: &str, p: &HostCheckPredicate, r: &WeightsRecord) ->
     }
     if !bad.is_empty() {
         let n = bad.len();
-        bad.truncate(super::MAX_NAMED_FAILURES);
+        bad.truncate(super::types::MAX_NAMED_FAILURES);
         return Check::fail(
             id,
             format!(

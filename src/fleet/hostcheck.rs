@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 
-use super::{
+use super::types::{
     FleetError, HostCheckPredicate, Mode, ShardHeader, HOST_CHECK_PREDICATE_TYPE,
     MAX_NAMED_FAILURES,
 };

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Mode;
+use super::types::Mode;
 use crate::digest::Sha256Digest;
 
 /// What is expected of a value a report states.

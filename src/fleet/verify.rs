@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::binding::{host_subchecks, Good, SUBS};
 use super::require::{Expect, FleetRequirements};
-use super::{
+use super::types::{
     FleetError, HostCheckPredicate, Mode, HOST_CHECK_PREDICATE_TYPE, HOST_CHECK_PREDICATE_TYPE_V1,
 };
 use crate::attest::{self, Statement, Verified};

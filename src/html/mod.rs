@@ -10,11 +10,15 @@
 //! table headers for screen readers, and a print stylesheet.
 
 pub mod plot;
+mod text;
 mod writeup;
 
 use std::fmt::Write as _;
 
 use serde_json::Value;
+
+pub use text::esc;
+use text::show;
 
 /// Errors rendering a page.
 #[derive(Debug, thiserror::Error)]
@@ -67,38 +71,11 @@ figure { margin: .5rem 0 1.2rem; } figcaption { color: var(--muted); font-size: 
 }
 "#;
 
-/// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(o, "\\u{{{:04x}}}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o
-}
-
 fn status(ok: &Value) -> (&'static str, &'static str) {
     match ok {
         Value::Bool(true) => ("pass", "✔ PASS"),
         Value::Bool(false) => ("fail", "✘ FAIL"),
         _ => ("skip", "– NOT CHECKED"),
-    }
-}
-
-fn show(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
     }
 }
 

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{esc, show};
+use super::text::{esc, show};
 
 /// Styles of the write-up section.
 pub const STYLE: &str = r#"

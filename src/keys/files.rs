@@ -9,10 +9,10 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 
 use crate::atomic::{AtomicError, AtomicFile};
 
-use super::pem::{bad_pem, Wiped};
-use super::{
-    key_id, parse_public_key_pem, parse_signing_key_pem, private_key_pem, public_key_pem, KeyError,
-    KEY_FILE_MAX_BYTES,
+use super::error::{KeyError, KEY_FILE_MAX_BYTES};
+use super::keyid::key_id;
+use super::pem::{
+    bad_pem, parse_public_key_pem, parse_signing_key_pem, private_key_pem, public_key_pem, Wiped,
 };
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> KeyError + '_ {

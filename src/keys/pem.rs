@@ -6,7 +6,9 @@
 use ed25519_dalek::pkcs8::{DecodePrivateKey, ObjectIdentifier};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 
-use super::{check_public_key_bytes, spki_der, KeyError};
+use super::error::KeyError;
+use super::keyid::spki_der;
+use super::verify::check_public_key_bytes;
 
 /// OID of Ed25519 (RFC 8410).
 const OID_ED25519: &str = "1.3.101.112";

@@ -11,11 +11,12 @@ use ed25519_dalek::VerifyingKey;
 use serde::{Deserialize, Serialize};
 
 use crate::digest::Sha256Digest;
+use crate::strictjson::reject_duplicate_json_keys;
 
-use super::{
-    key_id, parse_public_key_pem, public_key_pem, read_key_file, reject_duplicate_json_keys,
-    KeyError,
-};
+use super::error::KeyError;
+use super::files::read_key_file;
+use super::keyid::key_id;
+use super::pem::{parse_public_key_pem, public_key_pem};
 
 /// Schema tag of the trust file.
 pub const TRUST_SCHEMA: &str = "proofpack/trust/v1";

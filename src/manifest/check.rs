@@ -20,9 +20,11 @@ use crate::report::{Check, Report};
 use crate::safetensors::ShardSpec;
 
 use super::hash::hash_in_pool;
+use super::hash::{with_threads, BuildOptions};
 use super::sorted_walk::{SortedEntry, SortedWalk};
 use super::stream::{with_streams, EntryStream, ManifestSource, Stopped, Totals};
-use super::{with_threads, BuildOptions, FoundFile, Manifest, ManifestError};
+use super::types::{Manifest, ManifestError};
+use super::walk::FoundFile;
 
 /// Files hashed together (in parallel, largest first).
 pub const HASH_BATCH: usize = 4096;

@@ -11,7 +11,7 @@ use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 
 use super::stream::{with_streams, EntryStream, ManifestSource, Stopped, Totals};
-use super::{Entry, Manifest};
+use super::types::{Entry, Manifest};
 
 /// The difference between two manifests.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

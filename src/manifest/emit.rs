@@ -11,9 +11,11 @@ use crate::progress::Progress;
 
 use super::check::HASH_BATCH;
 use super::hash::{hash_in_pool, header_digest_of};
+use super::hash::{with_threads, BuildOptions};
 use super::render::canonical_line;
 use super::sorted_walk::{SortedEntry, SortedWalk};
-use super::{with_threads, BuildOptions, Entry, FoundFile, ManifestError};
+use super::types::{Entry, ManifestError};
+use super::walk::FoundFile;
 
 /// What was written: the manifest's digest, files and bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,8 @@ use rayon::prelude::*;
 use crate::digest::Sha256Digest;
 use crate::progress::Progress;
 
-use super::{scan, Entry, FileStat, FoundFile, Manifest, ManifestError};
+use super::types::{Entry, Manifest, ManifestError};
+use super::walk::{scan, FileStat, FoundFile};
 
 /// A cache of file digests keyed by stat facts. Implemented by the catalog;
 /// the manifest layer only asks and tells. An implementation must return a

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::digest::Sha256Digest;
 
-use super::{validate_path, Entry, Manifest, ManifestError, MANIFEST_SCHEMA, MAX_MANIFEST_BYTES};
+use super::types::{
+    validate_path, Entry, Manifest, ManifestError, MANIFEST_SCHEMA, MAX_MANIFEST_BYTES,
+};
 
 /// The three interchange formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

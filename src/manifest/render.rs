@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 
 use crate::digest::Sha256Digest;
 
-use super::{Entry, Format, Manifest, ManifestError, MANIFEST_SCHEMA};
+use super::parse::Format;
+use super::types::{Entry, Manifest, ManifestError, MANIFEST_SCHEMA};
 
 /// The JSON record up to its first entry.
 pub fn json_head(digest: &Sha256Digest, files: u64, bytes: u64) -> String {

@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::types::ManifestError;
 use super::walk::{classify_entry, classify_stat, not_listable_root, root_file, Listing};
-use super::{Excludes, FileStat, FoundFile, ManifestError};
+use super::walk::{Excludes, FileStat, FoundFile};
 
 /// One item of the walk: a regular file, or a path that cannot be listed
 /// and why.

@@ -28,9 +28,10 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::digest::{Hasher, Sha256Digest};
 
-use super::parse::{sha256sum_prefix, unescape_sha256sum, RecordEntryJson};
-use super::MAX_MANIFEST_BYTES;
-use super::{validate_path, Entry, Format, Manifest, ManifestError, MANIFEST_SCHEMA};
+use super::parse::{sha256sum_prefix, unescape_sha256sum, Format, RecordEntryJson};
+use super::types::{
+    validate_path, Entry, Manifest, ManifestError, MANIFEST_SCHEMA, MAX_MANIFEST_BYTES,
+};
 
 /// A stream gave up: read the manifest whole instead (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

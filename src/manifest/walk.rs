@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 
-use super::{validate_path, ManifestError};
+use super::types::{validate_path, ManifestError};
 
 /// `stat` facts about a file found by a scan, enough to key a hash cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 //! space is a space.
 
 use super::markdown::{self, BlockKind, Container, RawBlock};
-use super::PublicationError;
+use super::types::PublicationError;
 
 /// What a prose block is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

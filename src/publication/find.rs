@@ -9,7 +9,8 @@ use crate::digest::Sha256Digest;
 
 use super::document::{Document, ProseKind, Table};
 use super::grammar::{self, MEASURED_MARKERS};
-use super::{values, PublicationError, UncheckedTable};
+use super::types::{PublicationError, UncheckedTable};
+use super::values;
 
 /// The tables of a write-up, by kind.
 pub(super) struct Found<'d> {

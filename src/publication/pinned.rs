@@ -7,7 +7,8 @@
 
 use super::document::Table;
 use super::grammar::{self, Slot};
-use super::{slug, Decimal, Pinned, PinnedRow, PublicationError, Workload};
+use super::types::{Pinned, PinnedRow, PublicationError, Workload};
+use super::values::{slug, Decimal};
 
 /// How a label is matched (any case, runs of white space as one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

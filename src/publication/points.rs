@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use super::document::Table;
 use super::grammar::{self, ColumnKind, Dim, Header, Qualifier, Slot};
-use super::{Cell, CellValue, Decimal, Metric, Per, PointRow, PublicationError};
+use super::types::{Cell, CellValue, Metric, Per, PointRow, PublicationError};
+use super::values::Decimal;
 
 fn per(q: Option<Qualifier>) -> Per {
     match q {

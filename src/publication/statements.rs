@@ -13,6 +13,8 @@
 
 use super::document::{Document, ProseKind};
 
+pub use super::types::MAX_STATEMENTS;
+
 /// One statement of the prose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Statement {
@@ -153,11 +155,6 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
     }
     out
 }
-
-/// Most statements a write-up may hold: every statement becomes a
-/// check of the verification, so their number bounds its memory; a
-/// write-up states a few hundred at most.
-pub const MAX_STATEMENTS: usize = 10_000;
 
 /// The write-up states more than [`MAX_STATEMENTS`] statements; the line
 /// of the first one past the limit.

@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{Check, Outcome, Report, Summary, REASON_NOT_CHECKABLE};
+use super::types::{Check, Outcome, Report, Summary, REASON_NOT_CHECKABLE};
 
 /// What the file says of the run itself, besides its checks: given by the
 /// caller (the library reads no clock).

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::{Reason, Summary, NOT_CHECKABLE, REASON_NOT_CHECKABLE, REPORT_SCHEMA};
+use super::types::{Reason, Summary, NOT_CHECKABLE, REASON_NOT_CHECKABLE, REPORT_SCHEMA};
 
 /// Why a saved report is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::report::Check;
 
 use super::header::{shown, Header};
-use super::SafetensorsError;
+use super::types::SafetensorsError;
 
 /// Largest index file read (real ones are kilobytes to a few megabytes).
 pub const MAX_INDEX_BYTES: u64 = 64 << 20;

@@ -18,10 +18,11 @@ pub mod header;
 pub mod index;
 pub mod reference;
 mod shard;
+mod types;
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -31,44 +32,10 @@ use crate::report::{Check, Report};
 pub use header::{Dtype, Header, Tensor};
 pub use index::Index;
 pub use shard::{check_id, inspect, Inspected, RULES};
-
-/// The reference reader's limit on the header length N (`MAX_HEADER_SIZE`).
-pub const MAX_HEADER_BYTES: u64 = 100_000_000;
+pub use types::{SafetensorsError, MAX_HEADER_BYTES};
 
 /// What names a safetensors shard.
 pub const SHARD_SUFFIX: &str = ".safetensors";
-
-/// Errors that stop a shard check from running at all (a broken shard is a
-/// failed check, never an error).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SafetensorsError {
-    /// An I/O operation on an argument file (the index) failed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: io::Error,
-    },
-    /// The index is not a safetensors shard index.
-    #[error("{}: invalid shard index: {reason}", path.display())]
-    Index {
-        /// The index file.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// An argument file is larger than proofpack reads.
-    #[error("{}: larger than the {limit}-byte limit for a shard index", path.display())]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// The limit.
-        limit: u64,
-    },
-}
 
 /// True for a path that names a safetensors shard (`*.safetensors`).
 pub fn is_shard_path(path: &str) -> bool {

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::header::{DTYPES, METADATA_KEY};
-use super::MAX_HEADER_BYTES;
+use super::types::MAX_HEADER_BYTES;
 
 /// What the reference reader does with a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use crate::digest::{Hasher, Sha256Digest};
 use crate::report::Check;
 
 use super::header::{self, shown, Dtype, Header};
-use super::MAX_HEADER_BYTES;
+use super::types::MAX_HEADER_BYTES;
 
 /// How many offending tensors a check names before "and N more".
 const NAMED: usize = 5;

@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::{
+use super::layout::{
     checksums, field, typeflag, BLOCK, GNU_MAGIC, GNU_VERSION, USTAR_MAGIC, USTAR_VERSION,
 };
 

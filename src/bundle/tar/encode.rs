@@ -7,7 +7,7 @@
 
 use std::io::{self, Write};
 
-use super::{field, typeflag, BLOCK, USTAR_MAGIC, USTAR_VERSION};
+use super::layout::{checksums, field, typeflag, BLOCK, USTAR_MAGIC, USTAR_VERSION};
 
 /// Largest size a ustar size field holds (11 octal digits).
 pub(crate) const MAX_USTAR_SIZE: u64 = 0o777_7777_7777;
@@ -40,7 +40,7 @@ fn ustar_header(name: &[u8], size: u64, mtime: u64, flag: u8) -> [u8; BLOCK] {
     h[field::VERSION].copy_from_slice(USTAR_VERSION);
     put_octal(&mut h[field::DEVMAJOR], 0);
     put_octal(&mut h[field::DEVMINOR], 0);
-    let (sum, _) = super::checksums(&h);
+    let (sum, _) = checksums(&h);
     // Six octal digits, NUL, space (what GNU tar writes).
     let c = field::CHKSUM.start;
     h[c..c + 6].copy_from_slice(format!("{sum:06o}").as_bytes());
