@@ -15,7 +15,7 @@ use std::time::SystemTime;
 use proofpack::bundle::Limits;
 use proofpack::progress::Progress;
 use proofpack::report::Outcome as Verdict;
-use proofpack::verify::inputs::Options;
+use proofpack::verify::checks::options::Options;
 use proofpack::verify::source::bundle::verify_bundle_file;
 use proofpack::verify::source::bundle::SealRequest;
 use qualify_support::*;

@@ -24,6 +24,6 @@ mod types;
 
 pub use saved::{check_saved, SavedReportError};
 pub use types::{
-    Check, Kind, Mark, Outcome, Reason, Report, Summary, EXIT_ERROR, EXIT_FAILED, EXIT_OK,
-    NOT_CHECKABLE, REASON_NOT_CHECKABLE, REPORT_SCHEMA,
+    Check, Kind, Mark, Outcome, Reason, Report, Strictness, Summary, EXIT_ERROR, EXIT_FAILED,
+    EXIT_OK, NOT_CHECKABLE, REASON_NOT_CHECKABLE, REPORT_SCHEMA,
 };

@@ -4,8 +4,8 @@
 //! layer, `adopt::derive::PeerDeriver`), what the pass keeps of a
 //! derivation ([`DerivedPoint`]), a reader that keeps the first I/O error
 //! ([`IoGuard`]) and one that finds where the run's records first differ
-//! from the derivation ([`Comparing`]). The checks are in
-//! [`crate::verify::checks::derived`].
+//! from the derivation ([`Comparing`]). The checks are the verifier's
+//! (`verify::checks::derived`).
 
 use std::io::{self, Read};
 

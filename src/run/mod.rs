@@ -1,5 +1,5 @@
 //! The run's documents as read and written, with no checks: what the
-//! verifier ([`crate::verify`]), the adoption layer and the peers' readers
+//! verifier (`verify`), the adoption layer and the peers' readers
 //! share.
 //!
 //! - [`qualification`]: `qualification.json` and `pins.json` (strict), with

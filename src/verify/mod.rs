@@ -57,7 +57,8 @@ use crate::progress::Progress;
 use crate::report::{Check, Report};
 
 pub use checks::attested::{AttestedEngine, EngineAttestationVerifier, EngineFacts, TrustVerifier};
-pub use inputs::{Inputs, Options, Policy};
+pub use checks::options::Options;
+pub use inputs::{Inputs, Policy};
 pub use outcome::page::PageContext;
 pub use outcome::table::PointRow;
 pub use verification::{Outer, Source, Verification, VerifyError};

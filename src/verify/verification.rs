@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
 use crate::run::qualification::Qualification;
-use crate::verify::inputs::Options;
+use crate::verify::checks::options::Options;
 use crate::verify::outcome::table::PointRow;
-use crate::verify::outcome::verdict;
 
 /// Errors that stop verification from running at all (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +47,7 @@ pub struct Source {
     /// Only the bundle's structure (and seal) was verified.
     pub structure_only: bool,
     /// What became of the release seal.
-    pub seal: verdict::SealState,
+    pub seal: SealState,
     /// v1.1: the attestations read (see [`Verification::input_attestations`]).
     pub inputs: Vec<(String, Sha256Digest)>,
 }
@@ -73,7 +72,7 @@ pub struct Verification {
     /// Only the bundle's structure (and seal) was verified.
     pub structure_only: bool,
     /// What became of the release seal.
-    pub seal: verdict::SealState,
+    pub seal: SealState,
     /// v1.1: the attestations the verification read, for a verification
     /// summary: the seal (its file name, the SHA-256 of the bytes checked)
     /// and, once the qualification parsed, each engine attestation and host
@@ -109,4 +108,16 @@ pub struct Outer {
     pub target: String,
     /// The container's checks.
     pub checks: Vec<Check>,
+}
+
+/// What became of the release seal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SealState {
+    /// No seal (or a run directory, which has none).
+    #[default]
+    Absent,
+    /// A seal is present but its signature was not checked (no trust roots).
+    NotChecked,
+    /// The seal was checked (see the `seal` check for the outcome).
+    Checked,
 }

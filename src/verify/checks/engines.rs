@@ -12,8 +12,8 @@ use crate::report::{Check, Report};
 use crate::run::qualification::Qualification;
 use crate::run::records::ClientId;
 use crate::verify::checks::attested::AttestedEngine;
+use crate::verify::checks::options::Options;
 use crate::verify::evidence::context::Run;
-use crate::verify::inputs::Options;
 
 /// Verifies every engine's attestation and reports `attestation:<id>` with
 /// its sub-checks, then `attestations.agree`.

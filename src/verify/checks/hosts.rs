@@ -14,8 +14,8 @@ use crate::digest::Sha256Digest;
 use crate::fleet::{Expect, FleetHosts, FleetRequirements, TimeBounds, WeightsRecord};
 use crate::report::{Check, Mark, Reason, Report};
 use crate::verify::checks::attested::AttestedEngine;
+use crate::verify::checks::options::Options;
 use crate::verify::evidence::context::Run;
-use crate::verify::inputs::Options;
 
 /// Appends the `host:*` checks.
 pub fn host_checks(

@@ -11,6 +11,7 @@ pub mod engines;
 pub mod facts;
 pub mod hosts;
 pub mod inventory;
+pub mod options;
 pub mod order;
 pub mod pins;
 pub mod plan;

@@ -12,12 +12,12 @@ use crate::run::qualification::QUALIFICATION_FILE;
 use crate::verify::checks::attested::AttestedEngine;
 use crate::verify::checks::facts;
 use crate::verify::checks::facts::Facts;
+use crate::verify::checks::options::Options;
 use crate::verify::checks::plan::PlanFacts;
 use crate::verify::checks::{
     derived, engines, hosts, inventory, pins, plan, plausible, point, published,
 };
 use crate::verify::evidence::context::{point_area, Run, ATTESTATIONS_AREA, HOSTS_AREA, PINS_AREA};
-use crate::verify::inputs::Options;
 use crate::verify::outcome::table::PointRow;
 
 /// Parses `qualification.json` into the report (`qualification.schema`).

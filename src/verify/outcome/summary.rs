@@ -7,7 +7,7 @@ use crate::attest::{
 };
 use crate::bundle::SEAL_CHECK_ID;
 use crate::verify::inputs::Inputs;
-use crate::verify::outcome::verdict::SealState;
+use crate::verify::verification::SealState;
 use crate::verify::verification::Verification;
 
 impl Verification {

@@ -7,19 +7,8 @@
 //! that "VERIFIED" can never stand for "nothing was checked".
 
 use crate::report::{Kind, Mark, Reason};
+pub use crate::verify::verification::SealState;
 use crate::verify::verification::Verification;
-
-/// What became of the release seal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SealState {
-    /// No seal (or a run directory, which has none).
-    #[default]
-    Absent,
-    /// A seal is present but its signature was not checked (no trust roots).
-    NotChecked,
-    /// The seal was checked (see the `seal` check for the outcome).
-    Checked,
-}
 
 /// The verdict of a verification.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,13 +23,13 @@ use crate::progress::{NoProgress, Progress};
 use crate::report::{Check, Reason, Report};
 use crate::run::qualification::MAX_SMALL_FILE;
 use crate::run::qualification::QUALIFICATION_FILE;
+use crate::verify::checks::options::Options;
 use crate::verify::checks::order::{
     check_qualification, evaluate, no_pins, unverifiable_rest, Unverifiable, QUALIFICATION_INVALID,
 };
 use crate::verify::evidence::collector::{declared_requests_fit, Collector, Plan, Reread};
 use crate::verify::evidence::context::{point_area, Run, ATTESTATIONS_AREA, PINS_AREA};
-use crate::verify::inputs::Options;
-use crate::verify::outcome::verdict::SealState;
+use crate::verify::verification::SealState;
 use crate::verify::verification::{Source, Verification, VerifyError};
 
 struct QualificationGrab {

@@ -9,16 +9,16 @@ use std::path::Path;
 use crate::report::{Check, Reason, Report};
 use crate::run::qualification;
 use crate::run::qualification::QUALIFICATION_FILE;
+use crate::verify::checks::options::Options;
 use crate::verify::checks::order::{
     check_qualification, evaluate, unverifiable_rest, QUALIFICATION_INVALID,
 };
 use crate::verify::evidence::collector;
 use crate::verify::evidence::collector::{Collector, Plan};
 use crate::verify::evidence::context::Run;
-use crate::verify::inputs::Options;
-use crate::verify::outcome::verdict::SealState;
 use crate::verify::source::rundir_files;
 use crate::verify::source::rundir_files::{collect_run_dir, open_in_root, Unusable};
+use crate::verify::verification::SealState;
 use crate::verify::verification::{Source, Verification, VerifyError};
 
 /// Reads `qualification.json` of the run directory `root`: its bytes, or

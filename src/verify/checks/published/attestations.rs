@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::digest::Sha256Digest;
 use crate::report::Check;
 use crate::verify::checks::attested::{AttestedEngine, EngineFacts};
-use crate::verify::checks::published::Context;
+use crate::verify::checks::published::context::Context;
 
 /// The verified attestations' facts, or why some engine's cannot be used.
 pub(super) fn engines<'c>(

@@ -13,9 +13,9 @@ use crate::publication::document::{squash, Block};
 use crate::publication::{Decimal, Publication, Statement};
 use crate::report::Check;
 use crate::run::qualification::{BindingCheck, Qualification, StatementBinding};
+use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_facts::json_diff;
 use crate::verify::checks::published::prose_found::json_file;
-use crate::verify::checks::published::Context;
 
 /// Every binding's text occurs exactly once in the rendered write-up (its
 /// prose and its table cells, white space runs as one space) and lies

@@ -12,7 +12,7 @@ use crate::digest::Sha256Digest;
 use crate::report::Check;
 use crate::strictjson::reject_duplicate_json_keys;
 use crate::verify::checks::plan::BenchmarkPlan;
-use crate::verify::checks::published::{unmapped, Context};
+use crate::verify::checks::published::context::{unmapped, Context};
 use crate::verify::evidence::context::file_problem;
 
 /// Why a link of the chain gives no value.

@@ -25,20 +25,14 @@
 //! ([`pins_from_publication`]); `summary` counts what the verdict says of
 //! the publication ([`verdict_part`]).
 
-use std::collections::BTreeMap;
-
 use crate::digest::Sha256Digest;
-use crate::publication::{Pinned, PinnedRow, Publication};
+use crate::publication::{Pinned, Publication};
 use crate::report::{Check, Reason, Report};
-use crate::run::qualification::Qualification;
-use crate::verify::checks::attested::AttestedEngine;
-use crate::verify::checks::facts::{FactValue, Facts};
-use crate::verify::evidence::collector::Collected;
-use crate::verify::outcome::table::PointRow;
 
 mod attestations;
 mod bindings;
 mod chain;
+pub mod context;
 mod pinned;
 mod points;
 mod prose;
@@ -53,6 +47,7 @@ mod summary;
 mod workload;
 
 pub use bindings::locate as locate_bindings;
+pub use context::Context;
 use pinned::pinned_checks;
 use points::point_checks;
 pub use prose::{
@@ -62,28 +57,6 @@ pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
 pub use statements::statement_id as statement_check_id;
 pub use summary::verdict_part;
 
-/// What the publication checks read.
-pub struct Context<'a> {
-    /// The qualification.
-    pub q: &'a Qualification,
-    /// The evidence read.
-    pub collected: &'a Collected,
-    /// Files the run lacks or cannot use.
-    pub unusable: &'a BTreeMap<String, String>,
-    /// The engine attestations, verified or not.
-    pub attested: &'a BTreeMap<String, Result<AttestedEngine, String>>,
-    /// The recomputed points.
-    pub rows: &'a [PointRow],
-    /// The run's facts.
-    pub facts: &'a Facts,
-    /// The bundle's SHA-256 (bundles only).
-    pub bundle_digest: Option<Sha256Digest>,
-    /// The host launch checks (`host:*`) as they came out, for the prose
-    /// statements about them.
-    pub host_checks: &'a [Check],
-}
-
-/// Digests whose manifests under `manifests/` a publication counts (its
 /// manifest rows with a file count).
 pub fn counted_digests(p: &Publication) -> Vec<Sha256Digest> {
     p.pinned
@@ -97,59 +70,6 @@ pub fn counted_digests(p: &Publication) -> Vec<Sha256Digest> {
             _ => None,
         })
         .collect()
-}
-
-/// The prefix that names a row as published.
-fn row_at(p: &Publication, r: &PinnedRow) -> String {
-    format!("{}:{} \"{}\"", p.origin, r.line, r.label)
-}
-
-fn unmapped(id: String, at: &str, what: &str, how: &str) -> Check {
-    let why = format!("{at}: no evidence in this run records {what} ({how})");
-    Check::not_checked(id, Reason::NoEvidence, format!("not checked: {why}"))
-        .or_fail(format!("{why}; --require-all"))
-}
-
-/// A row checked against a fact the publisher declared for it: the value
-/// holds or not, and either way the check says it is backed only by the
-/// publisher's own file (and fails under `--require-all`).
-fn fact_check(
-    ctx: &Context<'_>,
-    id: String,
-    at: &str,
-    name: &str,
-    what: &str,
-    holds: impl Fn(&FactValue) -> bool,
-    published: serde_json::Value,
-) -> Check {
-    let decl = ctx.q.facts.iter().find(|f| f.name == name);
-    let (file, pointer) = decl.map_or(("", None), |f| (f.file.as_str(), f.pointer.as_deref()));
-    let whence = match pointer {
-        Some(p) => format!("{file} at {p}"),
-        None => format!("the SHA-256 of {file}"),
-    };
-    let c = match ctx.facts.get(name) {
-        None => {
-            return unmapped(id,
-                at,
-                what,
-                &format!("no chain of evidence names it; a fact named {name:?} in qualification.json would be the publisher's own statement"),
-            )
-        }
-        Some(Err(why)) => Check::fail(id, format!("{at}: fact {name} cannot be read: {why}")),
-        Some(Ok(f)) => {
-            let ok = holds(f);
-            let tail = format!("stated by the publisher: fact {name}, {whence}; no chain of evidence names this file");
-            let c = if !ok {
-                Check::fail(id, format!("{at}: the publisher's fact gives {what} {} ({tail})", f.describe()))
-            } else {
-                Check::pass(id, format!("{at}: {what} is {} ({tail})", f.describe()))
-                    .or_fail(format!("{at}: {what} is {} only by the publisher's own file ({tail}); --require-all", f.describe()))
-            };
-            c.with_values(published, f.describe())
-        }
-    };
-    c.stated_by_publisher(name, file, pointer)
 }
 
 /// Appends every publication check: the bundle digest of its prose, each

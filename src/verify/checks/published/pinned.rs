@@ -12,8 +12,8 @@ use crate::publication::{Pinned, PinnedRow, Publication};
 use crate::report::{Check, Report};
 use crate::verify::checks::published::attestations::{per_engine, subject_check};
 use crate::verify::checks::published::chain::{missing, Chain, Link, Revision};
+use crate::verify::checks::published::context::{fact_check, row_at, unmapped, Context};
 use crate::verify::checks::published::workload::{budgets, workload};
-use crate::verify::checks::published::{fact_check, row_at, unmapped, Context};
 use crate::verify::evidence::context::file_problem;
 
 fn digest_row(

@@ -12,7 +12,7 @@ use crate::run::qualification::Point;
 use crate::verify::checks::facts::same_number;
 use crate::verify::checks::point::claim_keys;
 use crate::verify::checks::published::attestations::engines;
-use crate::verify::checks::published::Context;
+use crate::verify::checks::published::context::Context;
 use crate::verify::outcome::table::PointRow;
 
 /// The bundle's claim for a metric key, in its canonical unit.

@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 use crate::publication::grammar::{read_parts, statement_matches, Slot};
 use crate::publication::Decimal;
 use crate::run::qualification::Status;
+use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_found::{found, plan_of, Found};
 use crate::verify::checks::published::prose_run::RunRead;
-use crate::verify::checks::published::Context;
 
 /// What a statement form states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

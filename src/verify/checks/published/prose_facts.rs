@@ -5,8 +5,8 @@
 use serde_json::json;
 
 use crate::publication::grammar::Slot;
+use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_found::{found, json_file, plan_of, Found};
-use crate::verify::checks::published::Context;
 
 /// "The retained artifact bundle is `<name>` (SHA-256 `<hex>`)": the
 /// digest of the bundle's bytes, and the name the run gives itself

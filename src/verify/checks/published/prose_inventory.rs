@@ -7,8 +7,8 @@ use globset::{Glob, GlobSetBuilder};
 use serde_json::json;
 
 use crate::publication::{Pinned, Publication};
+use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_found::{found, plan_of, Found};
-use crate::verify::checks::published::Context;
 
 /// "It points to the qualified fleet copy [and records the pinned
 /// benchmark client revision]": the plan's `fleet` is the run's qualified

@@ -8,9 +8,9 @@
 
 use crate::publication::{Publication, Statement};
 use crate::report::{Check, Reason, Report};
+use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose;
 use crate::verify::checks::published::prose::Read;
-use crate::verify::checks::published::Context;
 
 /// What the detail of a statement no grammar reads says.
 pub const NOT_READ: &str = "no grammar of proofpack reads this statement";

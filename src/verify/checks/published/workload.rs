@@ -9,7 +9,7 @@ use crate::publication::{Decimal, Workload};
 use crate::report::{Check, Report};
 use crate::verify::checks::facts::same_number;
 use crate::verify::checks::published::chain::{missing, Chain, Link};
-use crate::verify::checks::published::Context;
+use crate::verify::checks::published::context::Context;
 
 /// Compares a published value with the value at `pointer` of the file the
 /// chain names.
