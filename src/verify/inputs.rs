@@ -24,17 +24,17 @@ pub struct Options<'a> {
     /// The published write-up, checked row by row and cell by cell.
     pub publication: Option<&'a Publication>,
     /// Rows of the publication that no evidence supports fail instead of
-    /// being reported as not checked; v1.1: so do the journal checks of a
+    /// being reported as not checked; so do the journal checks of a
     /// point without a journal.
     pub require_all_rows: bool,
-    /// v1.1: re-derives client records from the points' source files;
+    /// Re-derives client records from the points' source files;
     /// `None` fails `point:<name>.source` of every point that names one.
     pub deriver: Option<&'a dyn deriver::RecordDeriver>,
 }
 
 impl Options<'_> {
     /// True when published pins are compared: a pins file, or a
-    /// publication that states at least one digest or commit (v1.1: a
+    /// publication that states at least one digest or commit (a
     /// write-up from which no pin could be taken leaves the verdict
     /// unpinned).
     pub fn pinned(&self) -> bool {
@@ -62,10 +62,10 @@ pub struct Inputs<'a> {
     pub trust: Option<&'a TrustStore>,
     /// The published write-up.
     pub publication: Option<&'a Publication>,
-    /// Rows of the write-up that no evidence supports fail; v1.1: so do the
+    /// Rows of the write-up that no evidence supports fail; so do the
     /// journal checks of a point without a journal.
     pub require_all: bool,
-    /// v1.1: re-derives client records from the points' source files (the
+    /// Re-derives client records from the points' source files (the
     /// adoption layer's `adopt::derive::PeerDeriver`).
     pub deriver: Option<&'a dyn deriver::RecordDeriver>,
     /// Fail unless a release seal verifies under a key trusted for

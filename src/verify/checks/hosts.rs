@@ -1,4 +1,4 @@
-//! The host launch-check reports a qualification lists (v1.1): every
+//! The host launch-check reports a qualification lists: every
 //! engine's host (as its verified attestation names it) has exactly one
 //! passing report, by a key trusted for `host`, for the attested weights
 //! manifest and config, and no report is for another host. The reports are
@@ -151,7 +151,7 @@ fn qualified_fleet(
         report.push(Check::unshown(id, why, require_all).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no qualified fleet (see {id})"));
     };
-    // The plan's fleet (v1.1) is the one the write-up's fleet rows follow:
+    // The plan's fleet is the one the write-up's fleet rows follow:
     // reports bound to another file would be of another fleet.
     let plan_fleet = run.plan.plan_file.as_deref().and_then(|pf| {
         run.small_file(pf)

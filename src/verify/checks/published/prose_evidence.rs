@@ -1,5 +1,5 @@
 //! What the statements about how the run was made are checked against
-//! (contract section 9.6, v1.1): the files the benchmark plan names (the
+//! (contract section 9.6): the files the benchmark plan names (the
 //! direct probes' report, the collector reports of its points, the
 //! post-load report, earlier full manifests) and the profile samples the
 //! qualified fleet's profile store names. Every number is recomputed from

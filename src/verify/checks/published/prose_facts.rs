@@ -270,7 +270,7 @@ pub fn derived_input(s: &[Slot], ctx: &Context<'_>) -> Found {
 }
 
 /// "The preflight passed its A, B and C gates": the preflight report the
-/// plan names (`preflight`, v1.1) has a check of each name (any case), each
+/// plan names (`preflight`) has a check of each name (any case), each
 /// with `"ok": true`, and no check of the report failed.
 pub fn gates(names: &[String], ctx: &Context<'_>) -> Found {
     let mut f = found(

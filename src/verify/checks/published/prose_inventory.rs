@@ -1,6 +1,6 @@
 //! What the statements about the plan's links, the client's options and
-//! the bundle's inventory are checked against (contract section 9.6,
-//! v1.1): the benchmark plan `qualification.json` names, the write-up's
+//! the bundle's inventory are checked against (contract section 9.6):
+//! the benchmark plan `qualification.json` names, the write-up's
 //! own pinned-inputs table, and the files of the run by role.
 
 use globset::{Glob, GlobSetBuilder};
@@ -66,7 +66,7 @@ pub fn plan_links(fleet: bool, revision: bool, p: &Publication, ctx: &Context<'_
 }
 
 /// "Both|All points use the client with --a x --b y": the plan records
-/// exactly these options (`client.args`, v1.1) for every point, token for
+/// exactly these options (`client.args`) for every point, token for
 /// token.
 pub fn client_options(both: bool, args: &[String], ctx: &Context<'_>) -> Found {
     let mut f = found(
