@@ -50,7 +50,7 @@ fn id_fits(id: &str) -> Result<(), String> {
         cut -= 1;
     }
     Err(format!(
-        "request_id of {} bytes (beginning {:?}); at most {MAX_REQUEST_ID_BYTES} (a v1.1 limit)",
+        "request_id of {} bytes (beginning {:?}); at most {MAX_REQUEST_ID_BYTES}",
         id.len(),
         &id[..cut]
     ))

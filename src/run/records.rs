@@ -117,7 +117,7 @@ fn lines_up_to(
         line_no += 1;
         if line_no > u64::from(max_lines) {
             problems.push(format!(
-                "{file}:{line_no}: more than {max_lines} lines; proofpack reads at most that many (a v1.1 limit), so reading of this file stopped"
+                "{file}:{line_no}: more than {max_lines} lines; proofpack reads at most that many, so reading of this file stopped"
             ));
             io::copy(&mut reader, &mut io::sink())?;
             return Ok(());
@@ -360,12 +360,12 @@ pub fn read_client_records_limited(
         if records == max_records {
             problems.push(if max_records < MAX_CLIENT_RECORDS {
                 format!(
-                    "{file}:{line}: more records than its point declares ({} with its warmups); reading of this file stopped one record past them (v1.1: what a verification holds is bounded by what the run declares)",
+                    "{file}:{line}: more records than its point declares ({} with its warmups); reading of this file stopped one record past them (what a verification holds is bounded by what the run declares)",
                     max_records - 1
                 )
             } else {
                 format!(
-                    "{file}:{line}: more than {max_records} records; proofpack reads at most that many per client-records file (a v1.1 limit), so reading of this file stopped"
+                    "{file}:{line}: more than {max_records} records; proofpack reads at most that many per client-records file, so reading of this file stopped"
                 )
             });
             stopped = true;

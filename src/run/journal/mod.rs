@@ -72,10 +72,10 @@ impl IdLimit {
     fn stop(self, file: &str, line: u32) -> String {
         match self {
             IdLimit::Fixed(n) => format!(
-                "{file}:{line}: events of more than {n} request ids; proofpack reads at most that many per journal (a v1.1 limit), so reading of this file stopped"
+                "{file}:{line}: events of more than {n} request ids; proofpack reads at most that many per journal, so reading of this file stopped"
             ),
             IdLimit::Declared(n) => format!(
-                "{file}:{line}: events of more request ids than its points declare ({} with their warmups); reading of this file stopped at the second id past them (v1.1: what a verification holds is bounded by what the run declares)",
+                "{file}:{line}: events of more request ids than its points declare ({} with their warmups); reading of this file stopped at the second id past them (what a verification holds is bounded by what the run declares)",
                 n - 1
             ),
         }

@@ -147,7 +147,7 @@ fn qualified_fleet(
         why: format!("{why} (see {id})"),
     };
     let Some(path) = &run.q().qualified_fleet else {
-        let why = "qualification.json names no qualified fleet (\"qualified_fleet\", v1.1): host reports name the fleet they were checked for, and nothing in the run says which fleet that is, so no report is bound to a fleet";
+        let why = "qualification.json names no qualified fleet (\"qualified_fleet\"): host reports name the fleet they were checked for, and nothing in the run says which fleet that is, so no report is bound to a fleet";
         report.push(Check::unshown(id, why, require_all).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no qualified fleet (see {id})"));
     };
@@ -219,7 +219,7 @@ fn weights_record(
         why: format!("{why} (see {id})"),
     };
     let Some(path) = &run.q().weights_record else {
-        let why = "qualification.json names no weights record (\"weights_record\", v1.1): the host reports' totals and shard headers have nothing to be compared with, so a sizes-only launch check could not tell swapped shards (the reports are compared with each other instead, hosts.agree)";
+        let why = "qualification.json names no weights record (\"weights_record\"): the host reports' totals and shard headers have nothing to be compared with, so a sizes-only launch check could not tell swapped shards (the reports are compared with each other instead, hosts.agree)";
         report.push(Check::unshown(id, why, require_all).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no weights record (see {id})"));
     };

@@ -491,7 +491,7 @@ pub fn lengths_check(
                 id,
                 Reason::NoEvidence,
                 format!(
-                    "{path} names no max_input_tokens and max_output_tokens (a plan before contract v1.1): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
+                    "{path} names no max_input_tokens and max_output_tokens (a plan written before these fields were defined): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
                 ),
             )
             .marked(Mark::TokenBound),
@@ -507,7 +507,7 @@ pub fn lengths_check(
                 Check::fail(
                     id,
                     format!(
-                        "{path} names no {} (v1.1): without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
+                        "{path} names no {}: without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
                         missing.join(" and "),
                         if missing.len() == 2 { " (--require-all)" } else { "" }
                     ),
@@ -530,7 +530,7 @@ pub fn plan_checks(report: &mut Report, run: &Run<'_>, require_all: bool) -> Pla
     let Some(path) = &run.plan.plan_file else {
         report.push(Check::fail(
             id,
-            "qualification.json names no benchmark plan (\"plan\", v1.1): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
+            "qualification.json names no benchmark plan (\"plan\"): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
         ));
         for n in PLAN_CHECKS {
             report.push(Check::not_checkable_by(

@@ -678,7 +678,7 @@ pub fn declared_requests_fit(q: &crate::run::qualification::Qualification) -> Re
         .fold(0u64, |t, p| t.saturating_add(p.declared_requests()));
     if total > MAX_RUN_REQUESTS {
         return Err(format!(
-            "qualification.json declares {total} requests over its {} points (warmups included); proofpack verifies at most {MAX_RUN_REQUESTS} per run (a v1.1 limit that bounds its memory), so nothing was read",
+            "qualification.json declares {total} requests over its {} points (warmups included); proofpack verifies at most {MAX_RUN_REQUESTS} per run (a limit that bounds its memory), so nothing was read",
             q.points.len()
         ));
     }

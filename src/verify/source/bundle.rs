@@ -410,7 +410,7 @@ pub fn verify_bundle_file(
                 "bundle.stable",
                 stable,
                 if stable {
-                    format!("read in one pass (v1.1 order): the qualification.json read ahead is the entry this pass verified against MANIFEST, and the bundle, its .sha256 sidecar and its seal were not replaced while it was read{}", again.said())
+                    format!("read in one pass (qualification.json right after MANIFEST): the qualification.json read ahead is the entry this pass verified against MANIFEST, and the bundle, its .sha256 sidecar and its seal were not replaced while it was read{}", again.said())
                 } else if !same_files {
                     "the bundle, its .sha256 sidecar or its seal was replaced while it was verified; the set read cannot be trusted, verify a copy that is not being written".to_string()
                 } else if !again.same_as(&pass1) {

@@ -93,8 +93,8 @@ impl Chain {
                 .map(|p| (p, format!("{plan_path} {field}")))
                 .ok_or_else(|| {
                     Missing::NotNamed(format!(
-                    "the benchmark plan {plan_path} names no {field} (plan field \"{field}\", v1.1)"
-                ))
+                        "the benchmark plan {plan_path} names no {field} (plan field \"{field}\")"
+                    ))
                 })
         };
         match link {

@@ -31,7 +31,7 @@ pub fn plan_links(fleet: bool, revision: bool, p: &Publication, ctx: &Context<'_
     let mut f = f;
     if fleet {
         f = match (&plan.fleet, &ctx.q.qualified_fleet) {
-            (None, _) => f.fails(format!("{path} names no fleet (v1.1)")),
+            (None, _) => f.fails(format!("{path} names no fleet")),
             (_, None) => f.fails(
                 "qualification.json names no qualified fleet (qualified_fleet) to compare with",
             ),
@@ -83,9 +83,7 @@ pub fn client_options(both: bool, args: &[String], ctx: &Context<'_>) -> Found {
         Err(e) => return f.fails(e),
     };
     match plan.client_args {
-        None => f.fails(format!(
-            "{path} records no client options (client.args, v1.1)"
-        )),
+        None => f.fails(format!("{path} records no client options (client.args)")),
         Some(got) => f
             .unless(got == args, || {
                 format!("{path} records the client options {}", got.join(" "))
