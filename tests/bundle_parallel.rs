@@ -284,5 +284,8 @@ fn a_bundle_sealed_before_v1_1_still_verifies() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("read in one pass (v1.1 order)"), "{text}");
+    assert!(
+        text.contains("read in one pass (qualification.json right after MANIFEST)"),
+        "{text}"
+    );
 }

@@ -56,9 +56,9 @@ struct Done {
 ///
 /// Each block gets a new compressor. A reused one (`Compress::reset`) is
 /// not enough: zlib-rs 0.6 lets bytes left in the window by earlier input
-/// change which of two equal-length matches it picks (zlib-rs issue 459),
-/// so the bytes would depend on which thread compressed which blocks
-/// before. A new compressor's state is the same every time.
+/// change which of two equal-length matches it picks (an upstream bug,
+/// zlib-rs bug 459), so the bytes would depend on which thread compressed
+/// which blocks before. A new compressor's state is the same every time.
 fn deflate_block(
     level: Compression,
     dictionary: &[u8],

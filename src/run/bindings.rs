@@ -1,4 +1,4 @@
-//! v1.1 parts of `qualification.json` that speak of the write-up: the run's
+//! The parts of `qualification.json` that speak of the write-up: the run's
 //! files by role (`roles`, for the inventory sentence) and the statements
 //! the publisher binds to evidence (`statements`). Both are the
 //! publisher's: a role's globs and a binding's file and pointer are chosen
@@ -47,7 +47,7 @@ impl BindingCheck {
     }
 }
 
-/// One statement the publisher binds (v1.1, `statements`).
+/// One statement the publisher binds (`statements`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatementBinding {

@@ -1,5 +1,5 @@
 //! The interface through which `verify` re-derives a point's client
-//! records from its source file (v1.1), and the readers the evidence pass
+//! records from its source file, and the readers the evidence pass
 //! uses while it does: [`RecordDeriver`] (implemented by the adoption
 //! layer, `adopt::derive::PeerDeriver`), what the pass keeps of a
 //! derivation ([`DerivedPoint`]), a reader that keeps the first I/O error

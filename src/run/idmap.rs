@@ -1,5 +1,4 @@
-//! A map from request id to what is kept of it, sized for millions of ids
-//! (v1.1, issue 23).
+//! A map from request id to what is kept of it, sized for millions of ids.
 //!
 //! The ids are kept once, end to end in one string with the end of each,
 //! instead of one heap string per id (24 bytes of `String` and the

@@ -19,7 +19,7 @@ pub struct PointMetrics {
     /// Latest finish minus earliest send over non-warmup requests, seconds.
     pub window_s: Option<f64>,
     /// The send rate of the non-warmup requests, requests/s: requests minus
-    /// one over the span of their send times (v1.1).
+    /// one over the span of their send times.
     pub measured_rate: Option<f64>,
     /// ok / window.
     pub completed_rate: Option<f64>,
@@ -33,10 +33,10 @@ pub struct PointMetrics {
     pub within_limits: u64,
 }
 
-/// The raw series of a point kept for its published percentiles and plots
-/// (v1.1): sorted TTFTs (s) and TPOTs (ms) of the ok measured requests,
-/// shared (issue 23: the table's row and the point's summary hold the same
-/// vectors, never a copy). The timeline is drawn from the records the
+/// The raw series of a point kept for its published percentiles and plots:
+/// sorted TTFTs (s) and TPOTs (ms) of the ok measured requests, shared
+/// (the table's row and the point's summary hold the same vectors, never a
+/// copy). The timeline is drawn from the records the
 /// point keeps ([`sample_timeline`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PointSeries {
@@ -52,7 +52,7 @@ pub const MAX_TIMELINE_POINTS: usize = 2000;
 /// A point's timeline as the page shows it: every failed, timed-out or
 /// cancelled request up to half of the points, and an evenly strided
 /// sample of the ok ones for the rest, in record order. Sampled when the
-/// point's row is made (v1.1, issue 23), so that a row holds at most
+/// point's row is made, so that a row holds at most
 /// [`MAX_TIMELINE_POINTS`] entries, not one per request.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SampledTimeline {
@@ -72,7 +72,7 @@ pub type TimelineRecord = (f64, Option<f64>, crate::run::qualification::Status);
 
 /// Samples the measured requests `series()` yields, in record order (see
 /// [`SampledTimeline`]). `series` is called once for each of two passes, so
-/// that no list of every request is made (v1.1, issue 23).
+/// that no list of every request is made.
 pub fn sample_timeline<I: Iterator<Item = TimelineRecord>>(
     series: impl Fn() -> I,
     max: usize,

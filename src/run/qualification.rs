@@ -44,47 +44,47 @@ pub struct Qualification {
     pub slo: Slo,
     /// The qualified fleet: one attestation per engine.
     pub engines: Vec<EngineRef>,
-    /// Subjects every engine attestation must carry (v1.1: always at least
+    /// Subjects every engine attestation must carry (always at least
     /// [`ALWAYS_REQUIRED_SUBJECTS`]; see [`Qualification::all_required_subjects`]).
     pub required_subjects: Vec<String>,
     /// Measured points.
     pub points: Vec<Point>,
-    /// v1.1: the benchmark plan (a JSON file of the run) the points were run
+    /// The benchmark plan (a JSON file of the run) the points were run
     /// from; required for a verdict that holds.
     #[serde(default)]
     pub plan: Option<String>,
-    /// v1.1: how far (seconds) the router journal's times may differ from
+    /// How far (seconds) the router journal's times may differ from
     /// the client's (default [`DEFAULT_CLOCK_TOLERANCE_S`], at most
     /// [`MAX_CLOCK_TOLERANCE_S`]).
     #[serde(default)]
     pub clock_tolerance_s: Option<f64>,
-    /// v1.1: named values of the run (a file's digest, or a value inside a
+    /// Named values of the run (a file's digest, or a value inside a
     /// JSON file of the run), for publications and pins to refer to.
     #[serde(default)]
     pub facts: Vec<Fact>,
-    /// v1.1: signed host launch-check reports (files of the run), one per
+    /// Signed host launch-check reports (files of the run), one per
     /// engine host, checked against the attested weights and config.
     #[serde(default)]
     pub host_checks: Vec<String>,
-    /// v1.1: the qualified fleet file of the run, whose SHA-256 every host
+    /// The qualified fleet file of the run, whose SHA-256 every host
     /// report names (`fleet`) and which lists every engine's host.
     #[serde(default)]
     pub qualified_fleet: Option<String>,
-    /// v1.1: the JSON manifest record of the attested weights (sizes and
+    /// The JSON manifest record of the attested weights (sizes and
     /// shard header digests), which the host reports' totals and shard
     /// headers must equal.
     #[serde(default)]
     pub weights_record: Option<String>,
-    /// v1.1: how long (seconds) before an engine's launch its host's launch
+    /// How long (seconds) before an engine's launch its host's launch
     /// check may have run (default [`DEFAULT_HOST_CHECK_WINDOW_S`], at most
     /// [`MAX_HOST_CHECK_WINDOW_S`]).
     #[serde(default)]
     pub host_check_window_s: Option<f64>,
-    /// v1.1: the run's files by role (role name -> path globs), the
+    /// The run's files by role (role name -> path globs), the
     /// publisher's map the write-up's inventory sentence is read against.
     #[serde(default)]
     pub roles: std::collections::BTreeMap<String, Vec<String>>,
-    /// v1.1: statements of the write-up the publisher binds to evidence.
+    /// Statements of the write-up the publisher binds to evidence.
     #[serde(default)]
     pub statements: Vec<StatementBinding>,
 }
@@ -96,7 +96,7 @@ pub const DEFAULT_HOST_CHECK_WINDOW_S: f64 = 86_400.0;
 /// that says nothing of the weights the engine loaded.
 pub const MAX_HOST_CHECK_WINDOW_S: f64 = 7.0 * 86_400.0;
 
-/// A named value of the run (v1.1): without `pointer`, the SHA-256 of
+/// A named value of the run: without `pointer`, the SHA-256 of
 /// `file`; with it, the JSON value it points at (RFC 6901) in `file`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -111,7 +111,7 @@ pub struct Fact {
 }
 
 /// Subjects every engine attestation carries whatever the qualification
-/// lists (v1.1): a qualification may add subjects, not remove these.
+/// lists: a qualification may add subjects, not remove these.
 pub const ALWAYS_REQUIRED_SUBJECTS: [&str; 3] = ["weights.manifest", "config.json", "engine-image"];
 
 /// Default clock tolerance between client records and the router journal.
@@ -160,14 +160,14 @@ pub struct Point {
     pub warmup: u64,
     /// Client records file (JSON Lines), relative to the run root.
     pub client_records: String,
-    /// Router journal file (JSON Lines), relative to the run root. v1.1:
-    /// optional; a point without one is verified on its client records
+    /// Router journal file (JSON Lines), relative to the run root;
+    /// optional: a point without one is verified on its client records
     /// alone and the verdict says so (no second witness).
     #[serde(default)]
     pub journal: Option<String>,
     /// What was published for this point.
     pub claims: Claims,
-    /// v1.1: the benchmark client's own result file the client records
+    /// The benchmark client's own result file the client records
     /// were derived from (`run import`), re-derived by `verify`.
     #[serde(default)]
     pub source: Option<PointSource>,
@@ -181,10 +181,10 @@ impl Point {
     }
 }
 
-/// The rules the client records of a point were derived by (v1.1).
+/// The rules the client records of a point were derived by.
 pub const DERIVE_RULES: &str = "proofpack/derive/v1";
 
-/// Where a point's client records come from (v1.1): a result file of the
+/// Where a point's client records come from: a result file of the
 /// benchmark client kept in the run, and the parameters of the derivation
 /// (contract section 6, "Client records derived from a result file").
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -573,7 +573,7 @@ pub struct Pin {
     /// this or `value`.
     #[serde(default)]
     pub sha256: Option<Sha256Digest>,
-    /// v1.1: a published value (a string or a number), checked against the
+    /// A published value (a string or a number), checked against the
     /// fact of the pin's name.
     #[serde(default)]
     pub value: Option<serde_json::Value>,
@@ -583,7 +583,7 @@ pub struct Pin {
     /// Line count of the manifest (under `manifests/`) with this digest.
     #[serde(default)]
     pub files: Option<u64>,
-    /// v1.1: the number of `.safetensors` files that manifest lists.
+    /// The number of `.safetensors` files that manifest lists.
     #[serde(default)]
     pub shards: Option<u64>,
 }

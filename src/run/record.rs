@@ -33,7 +33,7 @@ impl Status {
 
 mod one_pass;
 
-/// The longest request id proofpack reads (bytes, v1.1, issue 23): what
+/// The longest request id proofpack reads (bytes): what
 /// a verification keeps of every request includes its id, so an id's
 /// length is bounded like the records' count. Benchmark clients write ids
 /// of a few dozen bytes (a prefix and an index, a UUID).
@@ -50,7 +50,7 @@ fn id_fits(id: &str) -> Result<(), String> {
         cut -= 1;
     }
     Err(format!(
-        "request_id of {} bytes (beginning {:?}); at most {MAX_REQUEST_ID_BYTES} (a v1.1 limit)",
+        "request_id of {} bytes (beginning {:?}); at most {MAX_REQUEST_ID_BYTES}",
         id.len(),
         &id[..cut]
     ))
@@ -140,8 +140,8 @@ impl JournalEvent<'_> {
     /// The terminal event's name.
     pub const TERMINAL: &'static str = "terminal";
 
-    /// Checks that `status` is present exactly on terminal events (and,
-    /// v1.1, that the request id is at most [`MAX_REQUEST_ID_BYTES`]).
+    /// Checks that `status` is present exactly on terminal events (and
+    /// that the request id is at most [`MAX_REQUEST_ID_BYTES`]).
     pub fn validate(&self) -> Result<(), String> {
         id_fits(&self.request_id)?;
         match (self.event == Self::TERMINAL, self.status.is_some()) {

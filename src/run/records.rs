@@ -15,21 +15,21 @@ use crate::run::qualification::{ClientRecord, Status};
 
 /// The longest record line proofpack reads (bytes, newline excluded).
 pub const MAX_LINE: usize = 1 << 20;
-/// The most lines proofpack reads of a records file or journal (v1.1,
-/// issue 23): what is kept of a request names its lines as 32-bit numbers.
+/// The most lines proofpack reads of a records file or journal: what is
+/// kept of a request names its lines as 32-bit numbers.
 /// An honest journal of four million requests has some sixteen million.
 pub const MAX_LINES: u64 = u32::MAX as u64;
 /// How many problems of one kind a check detail quotes before summarising.
 pub const MAX_QUOTED: usize = 10;
 
-/// Valid records one client-records file may hold (v1.1): what the verifier
+/// Valid records one client-records file may hold: what the verifier
 /// keeps per request (id, status, times, the metric and plot values, about
 /// 200 bytes) stays under about 0.5 GiB per file. Two million requests in
 /// one point is 55 hours at 10 requests/s; past the limit reading stops and
 /// the file is reported with the limit, never partly checked as a pass.
 pub const MAX_CLIENT_RECORDS: u64 = 2_000_000;
 
-/// v1.1 (issue 23): the requests a run may declare over all its points
+/// The requests a run may declare over all its points
 /// (measured and warmup). A run declaring more is refused before any record
 /// is read (exit 2), and no client-records file is read past what its
 /// point declares (one record more shows that it holds more): the memory
@@ -117,7 +117,7 @@ fn lines_up_to(
         line_no += 1;
         if line_no > u64::from(max_lines) {
             problems.push(format!(
-                "{file}:{line_no}: more than {max_lines} lines; proofpack reads at most that many (a v1.1 limit), so reading of this file stopped"
+                "{file}:{line_no}: more than {max_lines} lines; proofpack reads at most that many, so reading of this file stopped"
             ));
             io::copy(&mut reader, &mut io::sink())?;
             return Ok(());
@@ -132,7 +132,7 @@ fn lines_up_to(
             io::copy(&mut reader, &mut io::sink())?;
             return Ok(());
         }
-        // JSON Lines allows "\r\n" line ends (v1.1); a line that is blank
+        // JSON Lines allows "\r\n" line ends; a line that is blank
         // once its "\r" is dropped is still a blank line.
         if buf.last() == Some(&b'\r') {
             buf.pop();
@@ -149,9 +149,9 @@ fn lines_up_to(
     }
 }
 
-/// What is kept of one client request for the checks: 40 bytes (v1.1,
-/// issue 23: a time that may be null is `NaN` for null, which no record
-/// can hold; a token count from `u32::MAX` up is kept whole apart, see
+/// What is kept of one client request for the checks: 40 bytes (a time
+/// that may be null is `NaN` for null, which no record can hold; a token
+/// count from `u32::MAX` up is kept whole apart, see
 /// [`ClientSummary::tokens`]).
 #[derive(Debug, Clone, Copy)]
 pub struct ClientId {
@@ -283,7 +283,7 @@ impl ClientSummary {
     }
 
     /// The measured requests as the timeline draws them, in file order:
-    /// the first record of each request id (v1.1, issue 23: drawn from the
+    /// the first record of each request id (drawn from the
     /// records kept for the checks, so a request id recorded twice, which
     /// `unique_ids` fails, is drawn once).
     pub fn timeline_records(
@@ -338,7 +338,7 @@ pub fn read_client_records_limited(
         if stopped {
             return;
         }
-        // One parse: the reader refuses a repeated key itself (v1.1).
+        // One parse: the reader refuses a repeated key itself.
         let rec: ClientRecord = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
@@ -360,12 +360,12 @@ pub fn read_client_records_limited(
         if records == max_records {
             problems.push(if max_records < MAX_CLIENT_RECORDS {
                 format!(
-                    "{file}:{line}: more records than its point declares ({} with its warmups); reading of this file stopped one record past them (v1.1: what a verification holds is bounded by what the run declares)",
+                    "{file}:{line}: more records than its point declares ({} with its warmups); reading of this file stopped one record past them (what a verification holds is bounded by what the run declares)",
                     max_records - 1
                 )
             } else {
                 format!(
-                    "{file}:{line}: more than {max_records} records; proofpack reads at most that many per client-records file (a v1.1 limit), so reading of this file stopped"
+                    "{file}:{line}: more than {max_records} records; proofpack reads at most that many per client-records file, so reading of this file stopped"
                 )
             });
             stopped = true;
@@ -515,7 +515,7 @@ mod tests {
     }
 
     /// Past the line limit reading stops with a problem naming the line and
-    /// the limit: no number beyond it is handed on (v1.1, 32-bit lines).
+    /// the limit: no number beyond it is handed on (lines are 32-bit numbers).
     #[test]
     fn reading_stops_past_the_line_limit() {
         let mut seen = Vec::new();
@@ -558,7 +558,7 @@ mod tests {
         assert_eq!(s.metrics.within_limits, 0); // TPOT 1 s > 0.3 s
     }
 
-    /// What is kept per request stays within its budget (v1.1, issue 23),
+    /// What is kept per request stays within its budget,
     /// and a token count past 32 bits is kept whole.
     #[test]
     fn a_request_is_kept_in_40_bytes_with_its_tokens_whole() {

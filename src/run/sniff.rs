@@ -1,5 +1,5 @@
 //! Finding request records in files the qualification does not declare as
-//! client records or journals (`run.undeclared`, v1.1).
+//! client records or journals (`run.undeclared`).
 //!
 //! Every line of every such file is looked at, not only the first: a second
 //! copy of a point's records behind a first line `{"comment": "raw client

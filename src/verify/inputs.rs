@@ -21,7 +21,7 @@ pub struct Inputs<'a> {
     pub trust: Option<&'a TrustStore>,
     /// The published write-up.
     pub publication: Option<&'a Publication>,
-    /// v1.1: re-derives client records from the points' source files (the
+    /// Re-derives client records from the points' source files (the
     /// adoption layer's `adopt::derive::PeerDeriver`).
     pub deriver: Option<&'a dyn deriver::RecordDeriver>,
     /// The seal envelope; `None`: `BUNDLE.seal.dsse.json` beside the bundle.

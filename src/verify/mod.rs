@@ -28,7 +28,7 @@
 //!   [`attested`] (engine attestations and the verifier interface),
 //!   [`facts`] and [`pins`] (published values), [`hosts`] (host launch
 //!   checks), [`inventory`] (records outside the declared points, read
-//!   limits), [`derived`] with [`deriver`] (v1.1: client records derived
+//!   limits), [`derived`] with [`deriver`] (client records derived
 //!   again from the benchmark client's result file), [`point`] with
 //!   [`metrics`] (per-point invariants and every
 //!   published number recomputed, numpy's percentile bit for bit),

@@ -48,7 +48,7 @@ pub struct Source {
     pub structure_only: bool,
     /// What became of the release seal.
     pub seal: SealState,
-    /// v1.1: the attestations read (see [`Verification::input_attestations`]).
+    /// The attestations read (see [`Verification::input_attestations`]).
     pub inputs: Vec<(String, Sha256Digest)>,
 }
 
@@ -73,7 +73,7 @@ pub struct Verification {
     pub structure_only: bool,
     /// What became of the release seal.
     pub seal: SealState,
-    /// v1.1: the attestations the verification read, for a verification
+    /// The attestations the verification read, for a verification
     /// summary: the seal (its file name, the SHA-256 of the bytes checked)
     /// and, once the qualification parsed, each engine attestation and host
     /// report (its path in the bundle, its digest in MANIFEST, which the

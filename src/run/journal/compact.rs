@@ -1,5 +1,5 @@
 //! What is kept of a request whose events disagree with its client record
-//! past the first [`crate::run::journal::FULL_RECORDS`] of its point (v1.1, issue 23).
+//! past the first [`crate::run::journal::FULL_RECORDS`] of its point.
 
 use std::num::NonZeroU32;
 

@@ -1,14 +1,14 @@
 //! Router journals (spec section 6): read once, line by line, under the
 //! rules of [`crate::run::records::for_each_line`].
 //!
-//! v1.1 (issue 23): an event of a point whose client records were read
-//! before the journal (the order `seal` writes when the records' paths sort
+//! An event of a point whose client records were read before the
+//! journal (the order `seal` writes when the records' paths sort
 //! before the journal's, and the order a run directory is read in) is
 //! judged at once against the client's record of its request: what is kept
 //! is a 13-byte [`Slot`] per client request, and the full record of its
 //! events ([`Terminals`]) only for a request whose events stop agreeing with
 //! the client's, from that event on. Events of a point whose records come
-//! later are kept per request id until the checks, as before. Both give the
+//! later are kept per request id until the checks. Both give the
 //! same checks, word for word; a property test holds them to it.
 //!
 //! Past [`FULL_RECORDS`] disagreeing requests of a point, a request keeps
@@ -32,13 +32,13 @@ pub(crate) use terminals::failures;
 use terminals::Kind;
 pub use terminals::{timing_problem, Terminals, FIRST_TOKEN_EVENT};
 
-/// Distinct request ids one router journal may hold over all its points
-/// (v1.1): what the journal witnessed per id is kept. Events of ids already
+/// Distinct request ids one router journal may hold over all its points:
+/// what the journal witnessed per id is kept. Events of ids already
 /// seen do not count, so an honest journal of four events per request
 /// reaches it at four million requests.
 pub const MAX_JOURNAL_REQUESTS: u64 = 4_000_000;
 
-/// The distinct request ids of a journal that are read (v1.1, issue 23):
+/// The distinct request ids of a journal that are read:
 /// what its points declare (requests and warmups) and one more, never more
 /// than [`MAX_JOURNAL_REQUESTS`]. An honest journal holds the ids of its
 /// points' requests; one past them is an orphan the checks name, and a
@@ -72,10 +72,10 @@ impl IdLimit {
     fn stop(self, file: &str, line: u32) -> String {
         match self {
             IdLimit::Fixed(n) => format!(
-                "{file}:{line}: events of more than {n} request ids; proofpack reads at most that many per journal (a v1.1 limit), so reading of this file stopped"
+                "{file}:{line}: events of more than {n} request ids; proofpack reads at most that many per journal, so reading of this file stopped"
             ),
             IdLimit::Declared(n) => format!(
-                "{file}:{line}: events of more request ids than its points declare ({} with their warmups); reading of this file stopped at the second id past them (v1.1: what a verification holds is bounded by what the run declares)",
+                "{file}:{line}: events of more request ids than its points declare ({} with their warmups); reading of this file stopped at the second id past them (what a verification holds is bounded by what the run declares)",
                 n - 1
             ),
         }
@@ -83,7 +83,7 @@ impl IdLimit {
 }
 
 /// Requests of a point whose events disagree with their client records that
-/// keep the full record of their events (72 bytes each, v1.1, issue 23);
+/// keep the full record of their events (72 bytes each);
 /// past them, a request keeps only what decides its checks (`Compact`,
 /// in its slot), and the lines and times the checks quote are read again
 /// from the journal ([`JournalSummary::read_details`]).
@@ -456,7 +456,7 @@ impl JournalSummary {
 }
 
 /// One journal line as an event the checks take, or why it is not one.
-/// One parse: the reader refuses a repeated key itself (v1.1).
+/// One parse: the reader refuses a repeated key itself.
 fn parse_event(text: &str) -> Result<JournalEvent<'_>, String> {
     let ev: JournalEvent =
         serde_json::from_str(text).map_err(|e| format!("invalid journal event: {e}"))?;

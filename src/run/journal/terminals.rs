@@ -30,9 +30,9 @@ impl Kind {
     }
 }
 
-/// What the journal recorded of one request id: 72 bytes (v1.1, issue 23:
-/// times whose presence a count already says are plain `f64`, lines are
-/// `u32`, see [`crate::run::records::MAX_LINES`]).
+/// What the journal recorded of one request id: 72 bytes (times whose
+/// presence a count already says are plain `f64`, lines are `u32`, see
+/// [`crate::run::records::MAX_LINES`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Terminals {
     /// Number of terminal events.

@@ -1,13 +1,12 @@
-//! Client records and journal events read in one pass (v1.1, issue 23).
+//! Client records and journal events read in one pass.
 //!
-//! Until v1.1 every line was parsed twice: once to refuse a repeated key
-//! anywhere in it ([`crate::strictjson`]) and once into the typed record.
-//! These readers do both at once: a field the record names is read into its
-//! slot and refused when it comes again; any other key is remembered by
-//! name (refused when repeated) and its value read with
-//! [`StrictIgnore`], which refuses a repeated key at any depth inside it. A
-//! line must be a JSON object (a derived struct also took a JSON array
-//! of the fields in order; v1.1 refuses it).
+//! Each line is parsed once, both to refuse a repeated key anywhere in it
+//! (the rule of [`crate::strictjson`]) and into the typed record: a field
+//! the record names is read into its slot and refused when it comes again;
+//! any other key is remembered by name (refused when repeated) and its
+//! value read with [`StrictIgnore`], which refuses a repeated key at any
+//! depth inside it. A line must be a JSON object (a derived struct would
+//! also take a JSON array of the fields in order; these readers refuse it).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -23,8 +22,8 @@ fn repeated<E: de::Error>(key: &str) -> E {
     E::custom(format!("duplicate key {key:?} in a JSON object"))
 }
 
-/// A string of the line: borrowed from it when it holds no escape (v1.1,
-/// issue 23: no allocation per id and key of every journal event).
+/// A string of the line: borrowed from it when it holds no escape (no
+/// allocation per id and key of every journal event).
 pub struct Text<'de>(pub Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Text<'de> {
@@ -301,7 +300,7 @@ mod tests {
             .contains("missing field `event`"));
     }
 
-    /// The v1 reading, for the differential test: the document-wide check
+    /// The reference reading, for the differential test: the document-wide check
     /// for repeated keys, then the fields read from a `serde_json::Value`.
     fn reference(s: &str) -> Option<(String, bool, Option<f64>, u64)> {
         reject_duplicate_json_keys(s.as_bytes()).ok()?;
@@ -345,7 +344,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The one-pass reader accepts exactly the lines the v1 reading
+        /// The one-pass reader accepts exactly the lines the reference reading
         /// (repeated keys refused over the document, then the fields)
         /// accepts, and reads the same fields from them.
         #[test]

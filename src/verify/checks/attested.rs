@@ -6,7 +6,7 @@
 //! adapter asks the attest layer whether a signature by a key trusted for
 //! `engine` holds, and hands the verified Statement's facts back. A
 //! signature by a key trusted only for `release`, by no trusted key, or
-//! (v1.1) by an engine key restricted to other engine ids, is an error
+//! by an engine key restricted to other engine ids, is an error
 //! here, never a pass.
 
 use std::collections::BTreeMap;
@@ -87,7 +87,7 @@ pub trait EngineAttestationVerifier {
         engine_id: &str,
     ) -> Result<AttestedEngine, String>;
 
-    /// v1.1: verifies a host launch-check report under keys trusted for
+    /// Verifies a host launch-check report under keys trusted for
     /// the `host` role; `Err` explains why it does not count.
     fn verify_host_report(
         &self,

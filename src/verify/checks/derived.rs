@@ -1,5 +1,5 @@
-//! Client records derived from the benchmark client's own result file
-//! (v1.1, issue 24): `point:<name>.source` and `point:<name>.derived`.
+//! Client records derived from the benchmark client's own result file:
+//! `point:<name>.source` and `point:<name>.derived`.
 //!
 //! A point imported with `run import` names its source (a vLLM result file
 //! kept in the run) and the parameters of the derivation. `verify` derives

@@ -230,7 +230,7 @@ fn subchecks(
 }
 
 /// Every client record the run holds, to date the engines' launches by:
-/// the points' records as the evidence pass keeps them (v1.1, issue 23: no
+/// the points' records as the evidence pass keeps them (no
 /// list of every request is made, nor sorted), and the earliest send.
 struct Requests<'a> {
     /// (point's client-records file, its records by request id).
@@ -292,7 +292,7 @@ impl<'a> Requests<'a> {
     }
 }
 
-/// `attestation:<id>.launched_at` (v1.1): every request of the run (every
+/// `attestation:<id>.launched_at`: every request of the run (every
 /// client record, warmups included) was sent after the engine was
 /// launched, so that it lies within the attested engine's lifetime; the
 /// first requests sent before are named file:line.

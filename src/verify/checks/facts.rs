@@ -1,4 +1,4 @@
-//! Facts (v1.1): the named values of a run that a publication's rows and a
+//! Facts: the named values of a run that a publication's rows and a
 //! pins file's value pins are checked against.
 //!
 //! The link from a published label to a value inside the run is data in

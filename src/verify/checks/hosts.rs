@@ -1,4 +1,4 @@
-//! The host launch-check reports a qualification lists (v1.1): every
+//! The host launch-check reports a qualification lists: every
 //! engine's host (as its verified attestation names it) has exactly one
 //! passing report, by a key trusted for `host`, for the attested weights
 //! manifest and config, and no report is for another host. The reports are
@@ -141,11 +141,11 @@ fn qualified_fleet(report: &mut Report, run: &Run<'_>, hosts: &[String]) -> Expe
         why: format!("{why} (see {id})"),
     };
     let Some(path) = &run.q().qualified_fleet else {
-        let why = "qualification.json names no qualified fleet (\"qualified_fleet\", v1.1): host reports name the fleet they were checked for, and nothing in the run says which fleet that is, so no report is bound to a fleet";
+        let why = "qualification.json names no qualified fleet (\"qualified_fleet\"): host reports name the fleet they were checked for, and nothing in the run says which fleet that is, so no report is bound to a fleet";
         report.push(Check::unshown(id, why).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no qualified fleet (see {id})"));
     };
-    // The plan's fleet (v1.1) is the one the write-up's fleet rows follow:
+    // The plan's fleet is the one the write-up's fleet rows follow:
     // reports bound to another file would be of another fleet.
     let plan_fleet = run.plan.plan_file.as_deref().and_then(|pf| {
         run.small_file(pf)
@@ -212,7 +212,7 @@ fn weights_record(
         why: format!("{why} (see {id})"),
     };
     let Some(path) = &run.q().weights_record else {
-        let why = "qualification.json names no weights record (\"weights_record\", v1.1): the host reports' totals and shard headers have nothing to be compared with, so a sizes-only launch check could not tell swapped shards (the reports are compared with each other instead, hosts.agree)";
+        let why = "qualification.json names no weights record (\"weights_record\"): the host reports' totals and shard headers have nothing to be compared with, so a sizes-only launch check could not tell swapped shards (the reports are compared with each other instead, hosts.agree)";
         report.push(Check::unshown(id, why).marked(Mark::HostBinding));
         return Expect::NoEvidence(format!("the run names no weights record (see {id})"));
     };

@@ -9,7 +9,7 @@ use crate::verify::evidence::collector::Collected;
 use crate::verify::evidence::context::Run;
 
 /// `run.limit:captured_bytes`: the files read whole stayed within their
-/// limits (v1.1).
+/// limits.
 pub fn captured_check(collected: &Collected) -> Check {
     let id = "run.limit:captured_bytes";
     if collected.too_large.is_empty() {
@@ -46,7 +46,7 @@ pub fn captured_check(collected: &Collected) -> Check {
 }
 
 /// `run.undeclared`: no client records or journal events outside the
-/// declared points (v1.1).
+/// declared points.
 pub fn undeclared_check(run: &Run<'_>) -> Check {
     let id = "run.undeclared";
     let collected = run.collected;

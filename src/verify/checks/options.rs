@@ -21,14 +21,14 @@ pub struct Options<'a> {
     /// What the report requires of checks that cannot show what they
     /// check (the policy's `--require-all`).
     pub strictness: Strictness,
-    /// v1.1: re-derives client records from the points' source files;
+    /// Re-derives client records from the points' source files;
     /// `None` fails `point:<name>.source` of every point that names one.
     pub deriver: Option<&'a dyn deriver::RecordDeriver>,
 }
 
 impl Options<'_> {
     /// True when published pins are compared: a pins file, or a
-    /// publication that states at least one digest or commit (v1.1: a
+    /// publication that states at least one digest or commit (a
     /// write-up from which no pin could be taken leaves the verdict
     /// unpinned).
     pub fn pinned(&self) -> bool {

@@ -37,7 +37,7 @@ pub fn check_pins(
     }
 }
 
-/// A value pin (v1.1): the fact of the pin's name holds the published value.
+/// A value pin: the fact of the pin's name holds the published value.
 fn value_pin(name: &str, want: &serde_json::Value, facts: &Facts) -> Check {
     let id = format!("pin:{name}");
     let text = match want {
@@ -84,7 +84,7 @@ fn digest_pin(
             failures.push((why, json!(want.to_hex()), actual))
         };
         if pin.name == "benchmark-plan" && pin.path.is_none() {
-            // The plan the qualification names (v1.1), as a publication's
+            // The plan the qualification names, as a publication's
             // "Benchmark plan SHA-256" row is checked.
             applied.push("the benchmark plan".into());
             match &q.plan {

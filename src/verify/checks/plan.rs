@@ -1,4 +1,4 @@
-//! The benchmark plan (v1.1): what the benchmark client was told to run,
+//! The benchmark plan: what the benchmark client was told to run,
 //! sealed with the run, against which the qualification's own declarations
 //! are checked.
 //!
@@ -10,7 +10,7 @@
 //! fields it does use are strict: `points`, in order, each with `name`,
 //! `offered_rate`, `requests` and `warmup`; optionally `arrival`
 //! (`"poisson"`, the default; `"gamma"` with `burstiness`; `"constant"`)
-//! and `slo` (compared with the qualification's when present); and, v1.1,
+//! and `slo` (compared with the qualification's when present); and
 //! the files and revisions a write-up's rows are checked through:
 //! `workload` and `fleet` (paths in the run of the workload the client
 //! built its requests from and of the qualified fleet it ran against),
@@ -87,7 +87,7 @@ pub struct PlanPoint {
     pub requests: u64,
     /// Warmup requests.
     pub warmup: u64,
-    /// v1.1: the point's collector report (a path in the run), when named.
+    /// The point's collector report (a path in the run), when named.
     pub collector: Option<String>,
 }
 
@@ -100,36 +100,36 @@ pub struct BenchmarkPlan {
     pub arrival: Arrival,
     /// The SLO the plan was written for, when it states one.
     pub slo: Option<Slo>,
-    /// v1.1: the longest prompt of the workload, in tokens.
+    /// The longest prompt of the workload, in tokens.
     pub max_input_tokens: Option<u64>,
-    /// v1.1: the most output tokens a request was allowed (`max_tokens`).
+    /// The most output tokens a request was allowed (`max_tokens`).
     pub max_output_tokens: Option<u64>,
-    /// v1.1: the workload file (a path in the run), when named.
+    /// The workload file (a path in the run), when named.
     pub workload: Option<String>,
-    /// v1.1: the qualified fleet file (a path in the run), when named.
+    /// The qualified fleet file (a path in the run), when named.
     pub fleet: Option<String>,
-    /// v1.1: the benchmark client's revision, when stated.
+    /// The benchmark client's revision, when stated.
     pub client_revision: Option<String>,
-    /// v1.1: the router's revision, when stated.
+    /// The router's revision, when stated.
     pub router_revision: Option<String>,
-    /// v1.1: the fleet as packaged, before the qualified copy was derived
+    /// The fleet as packaged, before the qualified copy was derived
     /// from it (a path in the run), when named.
     pub packaged_fleet: Option<String>,
-    /// v1.1: the preflight report (a path in the run), when named.
+    /// The preflight report (a path in the run), when named.
     pub preflight: Option<String>,
-    /// v1.1: the options the benchmark client ran every point with
+    /// The options the benchmark client ran every point with
     /// (`client.args`), when recorded.
     pub client_args: Option<Vec<String>>,
-    /// v1.1: the direct probes' report (a path in the run), when named.
+    /// The direct probes' report (a path in the run), when named.
     pub probes: Option<String>,
-    /// v1.1: the post-load check's report (a path in the run), when named.
+    /// The post-load check's report (a path in the run), when named.
     pub post_load: Option<String>,
-    /// v1.1: earlier full checkpoint manifests (manifest records, paths in
+    /// Earlier full checkpoint manifests (manifest records, paths in
     /// the run), when named.
     pub full_manifests: Vec<String>,
 }
 
-/// v1.1: `client.args`, a list of strings, when the plan records it.
+/// `client.args`, a list of strings, when the plan records it.
 fn client_args(obj: &serde_json::Map<String, Value>) -> Result<Option<Vec<String>>, String> {
     let Some(client) = obj.get("client") else {
         return Ok(None);
@@ -151,7 +151,7 @@ fn client_args(obj: &serde_json::Map<String, Value>) -> Result<Option<Vec<String
     }
 }
 
-/// v1.1: `full_manifests`, paths in the run.
+/// `full_manifests`, paths in the run.
 fn paths(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
     match obj.get(key) {
         None => Ok(Vec::new()),
@@ -200,7 +200,7 @@ fn opt_revision(obj: &serde_json::Map<String, Value>, key: &str) -> Result<Optio
     }
 }
 
-/// The workload's token limits as the plan states them (v1.1).
+/// The workload's token limits as the plan states them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lengths {
     /// Most prompt tokens of a request.
@@ -215,7 +215,7 @@ pub struct PlanFacts {
     /// The arrival process (Poisson when the plan cannot be read).
     pub arrival: Arrival,
     /// The workload's token limits (`None`: the plan states none, as
-    /// plans before contract v1.1 do), or the id of the check that failed
+    /// older plans do), or the id of the check that failed
     /// so that they are unknown.
     pub lengths: Result<Option<Lengths>, &'static str>,
 }
@@ -463,10 +463,10 @@ pub fn slo_check(q: &Qualification, plan: &BenchmarkPlan, path: &str) -> Check {
     }
 }
 
-/// `plan.lengths` (v1.1): the plan states the workload's longest prompt
+/// `plan.lengths`: the plan states the workload's longest prompt
 /// and completion, which every record's token counts must stay within.
 ///
-/// A plan that states neither (every plan before contract v1.1) leaves the
+/// A plan that states neither (as older plans do) leaves the
 /// token counts unbounded: not checked for want of evidence, failed under
 /// `--require-all`. A plan that states one and not the other fails.
 pub fn lengths_check(
@@ -490,7 +490,7 @@ pub fn lengths_check(
                 id,
                 Reason::NoEvidence,
                 format!(
-                    "{path} names no max_input_tokens and max_output_tokens (a plan before contract v1.1): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
+                    "{path} names no max_input_tokens and max_output_tokens (a plan written before these fields were defined): the records' token counts are bounded by nothing the plan states; state the longest prompt and the max_tokens the client sent"
                 ),
             )
             .marked(Mark::TokenBound)
@@ -511,7 +511,7 @@ pub fn lengths_check(
 /// Why a plan that names `missing` of the workload's lengths fails.
 fn lengths_missing(path: &str, missing: &[&str]) -> String {
     format!(
-                        "{path} names no {} (v1.1): without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
+                        "{path} names no {}: without the workload's lengths a record's token counts bound nothing (output_tokens 1000000000 on every request would give a billion tokens/s); state the longest prompt and the max_tokens the client sent{}",
                         missing.join(" and "),
         if missing.len() == 2 { " (--require-all)" } else { "" }
     )
@@ -529,7 +529,7 @@ pub fn plan_checks(report: &mut Report, run: &Run<'_>) -> PlanFacts {
     let Some(path) = &run.plan.plan_file else {
         report.push(Check::fail(
             id,
-            "qualification.json names no benchmark plan (\"plan\", v1.1): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
+            "qualification.json names no benchmark plan (\"plan\"): without it the request, warmup and rate counts are only the publisher's own declaration; name the plan the benchmark client ran, e.g. \"plan\": \"inputs/benchmark-plan.json\"",
         ));
         for n in PLAN_CHECKS {
             report.push(Check::not_checkable_by(

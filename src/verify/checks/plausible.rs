@@ -1,4 +1,4 @@
-//! Records that no real run can produce (v1.1): a one-token answer that
+//! Records that no real run can produce: a one-token answer that
 //! finished long after its only token, token counts beyond the workload's,
 //! and points whose time windows overlap or run out of the plan's order.
 //! Each is its own check, naming the first offending records file:line.
@@ -65,7 +65,7 @@ pub fn one_token_check(base: &str, p: &Point, client: &ClientSummary, tolerance:
 
 /// `point:<name>.tokens`: every record's `input_tokens` and
 /// `output_tokens` are within the workload's limits as the benchmark plan
-/// states them (`max_input_tokens`, `max_output_tokens`, v1.1).
+/// states them (`max_input_tokens`, `max_output_tokens`).
 pub fn tokens_check(base: &str, p: &Point, client: &ClientSummary, plan: &PlanFacts) -> Check {
     let id = format!("{base}.tokens");
     let limits = match plan.lengths {
@@ -157,7 +157,7 @@ fn window(p: &Point, client: &ClientSummary) -> Option<Window> {
     })
 }
 
-/// `run.point_windows` (v1.1): the points' time windows (first send to
+/// `run.point_windows`: the points' time windows (first send to
 /// last time recorded, warmups included) do not overlap and follow the
 /// order of `qualification.json`, which `plan.points` holds to the plan's.
 /// Points run one after another; a point replayed inside another's window

@@ -1,6 +1,6 @@
 //! The checks of one measured point (spec section 6): its client records,
-//! the count invariants, the send rate and warmup order (v1.1), the router
-//! journal as a witness of every request and of its timing (v1.1), and
+//! the count invariants, the send rate and warmup order, the router
+//! journal as a witness of every request and of its timing, and
 //! every published claim recomputed.
 
 use serde_json::json;
@@ -140,7 +140,7 @@ const JOURNAL_CHECKS: [&str; 4] = [
     "journal.timing",
 ];
 
-/// What stands for a journal check of a point without a journal (v1.1):
+/// What stands for a journal check of a point without a journal:
 /// not checked, or failed under `--require-all`.
 pub const NO_SECOND_WITNESS: &str = "no independent journal witnesses the client records";
 
@@ -346,7 +346,7 @@ fn journal_checks(
     }
     if !j.problems.is_empty() || j.needs_details() {
         let why = if j.problems.is_empty() {
-            // Never so through `verify`, which reads it again (v1.1).
+            // Never so through `verify`, which reads it again.
             format!("{journal}: the lines and times its failures quote were not read again")
         } else {
             format!(
@@ -485,7 +485,7 @@ pub fn recomputed(m: &PointMetrics, key: &str) -> (Option<f64>, &'static str) {
 }
 
 /// One published claim against its recomputed value: too coarse to check,
-/// no data, or whether it rounds (spec section 6, v1.1 digits rule).
+/// no data, or whether it rounds (spec section 6, significant-digits rule).
 pub fn claim_check(id: String, claim: &Claim, value: Option<f64>, unit: &str) -> Check {
     let digits = claim.significant_digits();
     if digits < MIN_SIGNIFICANT_DIGITS {
@@ -646,7 +646,7 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
-        /// v1.1 (issue 23): a journal judged while it streams against the
+        /// A journal judged while it streams against the
         /// client records gives the checks the journal kept per request id
         /// gives, word for word (times on a half-second grid, tolerances of
         /// one and two steps, so every comparison meets its boundary).

@@ -22,7 +22,7 @@ use crate::run::records::{
 /// Largest file read whole (an attestation, the benchmark plan): the
 /// envelope limit of the attest layer.
 pub const MAX_CAPTURED: u64 = 16 << 20;
-/// Most bytes read whole over all files of a run (v1.1): a run with many
+/// Most bytes read whole over all files of a run: a run with many
 /// engines cannot make verification hold more than this in memory.
 pub const MAX_CAPTURED_TOTAL: u64 = 256 << 20;
 /// Most undeclared records files named individually (the rest are counted).
@@ -42,7 +42,7 @@ pub struct Plan {
     pub attestations: BTreeSet<String>,
     /// Paths named by pins.
     pub pin_paths: BTreeSet<String>,
-    /// The benchmark plan (v1.1), when the qualification names one.
+    /// The benchmark plan, when the qualification names one.
     pub plan_file: Option<String>,
     /// Digests of pins with a file count: the manifests under `manifests/`
     /// whose lines are counted.
@@ -50,7 +50,7 @@ pub struct Plan {
     /// Files facts name: read whole when a fact points into them (JSON),
     /// else only hashed.
     pub fact_files: BTreeMap<String, bool>,
-    /// v1.1: result files the client records of a point are derived from
+    /// Result files the client records of a point are derived from
     /// (path -> point index).
     pub sources: BTreeMap<String, usize>,
 }
@@ -73,7 +73,7 @@ impl Plan {
         }
         // Attestations and host reports are envelopes, read whole; so are
         // the qualified fleet and the weights record the reports are bound
-        // to (v1.1).
+        // to.
         let attestations = q
             .engines
             .iter()
@@ -126,7 +126,7 @@ impl Plan {
     }
 }
 
-/// v1.1: a JSON file of the run other than `qualification.json` and the
+/// A JSON file of the run other than `qualification.json` and the
 /// signed envelopes: one the evidence chain of a write-up's rows may name
 /// (the plan's workload and fleet, the fleet's profile store), which only
 /// the plan's content says. Read whole within the capture limits and
@@ -143,7 +143,7 @@ pub fn is_manifest_file(rel: &str) -> bool {
     rel.starts_with("manifests/")
 }
 
-/// The counts of a manifest under `manifests/` (v1.1: its shards too).
+/// The counts of a manifest under `manifests/` (its shards too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ManifestCount {
     /// Its SHA-256.
@@ -173,17 +173,17 @@ pub struct Collected {
     /// Journal path -> what it holds.
     pub journals: BTreeMap<String, JournalSummary>,
     /// Files that no point declares but that hold client records or
-    /// journal events (v1.1), with the first such line (at most
+    /// journal events, with the first such line (at most
     /// [`MAX_UNDECLARED_NAMED`]).
     pub undeclared: BTreeMap<String, Found>,
     /// How many such files there were in all.
     pub undeclared_files: u64,
     /// Paths read as evidence or sniffed (every regular file offered).
     pub offered: u64,
-    /// v1.1: point index -> what its source file derives to, or why it
+    /// Point index -> what its source file derives to, or why it
     /// cannot be derived from.
     pub derived: BTreeMap<usize, Result<DerivedPoint, String>>,
-    /// v1.1: point index -> the summary of the client-records file as read,
+    /// Point index -> the summary of the client-records file as read,
     /// for the points whose records are derived from a source (their
     /// `clients` entry is then the summary of the derived records).
     pub records_read: BTreeMap<usize, ClientSummary>,
@@ -206,14 +206,14 @@ pub struct Collector<'a> {
     /// The file read last, waiting for its digest, with its entry counts.
     pending: Option<(String, crate::manifest::EntryCounter)>,
     /// Journals come before their points' client records are read: leave
-    /// them for [`Collector::reread`] (v1.1, see
+    /// them for [`Collector::reread`] (see
     /// [`Collector::deferring_journals`]).
     defer_journals: bool,
     /// The journals to read again, in the order they came, and why.
     deferred: Vec<(String, Reread)>,
 }
 
-/// Why a journal is read again (v1.1, issue 23).
+/// Why a journal is read again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reread {
     /// It came before the client records of a point it serves; it was
@@ -276,8 +276,8 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// The collector of a reader that can read the files again (a bundle,
-    /// v1.1, issue 23): a journal offered before the client records of a
+    /// The collector of a reader that can read the files again (a bundle):
+    /// a journal offered before the client records of a
     /// point it serves is not read but left for [`Collector::reread`],
     /// once the records are in, so that its events are judged against them
     /// as they stream instead of kept per request id. It is hashed as
@@ -378,7 +378,7 @@ impl<'a> Collector<'a> {
 
     /// The collector of a reader that hashes every file it offers and
     /// gives the digest to [`Collector::digested`] once the file is read
-    /// (a bundle's: v1.1, issue 23, each entry is hashed once).
+    /// (a bundle's: each entry is hashed once).
     pub fn hashed_by_reader(mut self) -> Self {
         self.reader_hashes = true;
         self
@@ -399,7 +399,7 @@ impl<'a> Collector<'a> {
     }
 
     /// The collector with `deriver` re-deriving client records from the
-    /// points' source files (v1.1).
+    /// points' source files.
     pub fn with_deriver(mut self, deriver: Option<&'a dyn RecordDeriver>) -> Self {
         self.deriver = deriver;
         self
@@ -410,7 +410,7 @@ impl<'a> Collector<'a> {
     /// file is the evidence); the records file's own is in `records_read`.
     pub fn finish(mut self) -> Collected {
         // A journal asked to be read again and was not: its checks must not
-        // quote what was not read (v1.1, issue 23).
+        // quote what was not read.
         for (rel, _) in self.take_deferred() {
             self.not_read_again(&rel, "it was not read again");
         }
@@ -602,8 +602,8 @@ impl<'a> Collector<'a> {
 
 /// The points `names` a journal serves, each with its client records when
 /// they were read already and are the ones its checks use (not derived
-/// from a source): v1.1 (issue 23), their events are judged against them as
-/// they stream.
+/// from a source): their events are judged against them as they
+/// stream.
 fn journal_points<'p>(
     plan: &'p Plan,
     clients: &'p BTreeMap<usize, ClientSummary>,
@@ -623,7 +623,7 @@ fn journal_points<'p>(
 }
 
 impl Collector<'_> {
-    /// Derives point `i`'s records from its source file `rel` (v1.1).
+    /// Derives point `i`'s records from its source file `rel`.
     fn derive(&mut self, i: usize, rel: &str, r: &mut dyn Read) -> io::Result<()> {
         let p = &self.plan.q.points[i];
         let Some(src) = &p.source else {
@@ -668,7 +668,7 @@ impl Collector<'_> {
     }
 }
 
-/// v1.1 (issue 23): the requests the run declares over all its points
+/// The requests the run declares over all its points
 /// (measured and warmup) are at most [`MAX_RUN_REQUESTS`]; `Err` says how
 /// many it declares (exit 2, before any record is read).
 pub fn declared_requests_fit(q: &crate::run::qualification::Qualification) -> Result<(), String> {
@@ -678,7 +678,7 @@ pub fn declared_requests_fit(q: &crate::run::qualification::Qualification) -> Re
         .fold(0u64, |t, p| t.saturating_add(p.declared_requests()));
     if total > MAX_RUN_REQUESTS {
         return Err(format!(
-            "qualification.json declares {total} requests over its {} points (warmups included); proofpack verifies at most {MAX_RUN_REQUESTS} per run (a v1.1 limit that bounds its memory), so nothing was read",
+            "qualification.json declares {total} requests over its {} points (warmups included); proofpack verifies at most {MAX_RUN_REQUESTS} per run (a limit that bounds its memory), so nothing was read",
             q.points.len()
         ));
     }

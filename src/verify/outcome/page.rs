@@ -1,4 +1,4 @@
-//! What a verification report carries besides its checks (v1.1), so that
+//! What a verification report carries besides its checks, so that
 //! the HTML page can be drawn from the JSON report alone and the two can
 //! never disagree: the context of the verification, the recomputed table,
 //! the published inputs with their checks, and per point the latency
@@ -136,7 +136,7 @@ fn published(v: &Verification, publication: Option<&Publication>, pins: Option<&
     Value::Null
 }
 
-/// Fills the report's v1.1 page fields (`context`, `table`, `published`,
+/// Fills the report's page fields (`context`, `table`, `published`,
 /// `plots`) from the verification.
 pub fn enrich(
     v: &mut Verification,

@@ -1,4 +1,4 @@
-//! v1.1: what a verification summary (`verify --vsa`) may claim: the
+//! What a verification summary (`verify --vsa`) may claim: the
 //! levels that held, one per track, from the verification's own report.
 
 use crate::attest::{

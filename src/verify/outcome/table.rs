@@ -14,7 +14,7 @@ pub struct PointRow {
     pub name: String,
     /// Offered rate as declared.
     pub offered_rate: f64,
-    /// Send rate measured from the records (v1.1).
+    /// Send rate measured from the records.
     pub measured_rate: Option<f64>,
     /// Declared measured requests.
     pub requests: u64,
@@ -25,7 +25,7 @@ pub struct PointRow {
     /// empty (see `timeline`).
     #[serde(skip)]
     pub series: metrics::PointSeries,
-    /// The timeline the page shows, sampled (v1.1).
+    /// The timeline the page shows, sampled.
     #[serde(skip)]
     pub timeline: metrics::SampledTimeline,
 }

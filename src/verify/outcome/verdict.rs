@@ -37,7 +37,7 @@ pub fn claim_counts(v: &Verification) -> (usize, Vec<String>) {
     (compared, left_out)
 }
 
-/// v1.1: the qualifier of a run verified on client records alone: every
+/// The qualifier of a run verified on client records alone: every
 /// point (or the points named) has no router journal, so no second witness
 /// confirmed its requests.
 pub fn no_second_witness(v: &Verification) -> Option<String> {
@@ -59,7 +59,7 @@ pub fn no_second_witness(v: &Verification) -> Option<String> {
     }
 }
 
-/// v1.1: the qualifiers of evidence made before contract v1.1, whose
+/// The qualifiers of older evidence, whose
 /// bindings are not checked for want of evidence (they fail under
 /// `--require-all`): host launch checks not bound to the run, its fleet or
 /// its weights record (a v1 report, a run naming no `qualified_fleet` or

@@ -1,4 +1,4 @@
-//! The write-up itself, for the page (v1.1): every rendered block of the
+//! The write-up itself, for the page: every rendered block of the
 //! publication in order, from the same parse the checks read, with each
 //! statement of its prose and each cell of the tables proofpack reads
 //! joined to the outcome of the checks about it. The page draws it first,

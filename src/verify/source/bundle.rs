@@ -1,7 +1,7 @@
 //! Verifying a sealed bundle: the bundle layer's structural checks, then the
 //! qualification checks on the very bytes those checks verified.
 //!
-//! The bundle is streamed, never extracted. v1.1: a bundle sealed with
+//! The bundle is streamed, never extracted. A bundle sealed with
 //! `qualification.json` right after MANIFEST is read once: the
 //! qualification is read ahead from the first blocks (untrusted), the plan
 //! made from it, and the one verifying pass checks every entry against
@@ -81,8 +81,8 @@ impl EntryVisitor for Pass2<'_, '_> {
     }
 }
 
-/// Another reading of the journals a pass asked to read again (v1.1, issue
-/// 23; see [`Reread`]).
+/// Another reading of the journals a pass asked to read again (see
+/// [`Reread`]).
 struct Deferred<'a, 'p> {
     collector: &'a mut Collector<'p>,
     now: Vec<(String, Reread)>,
@@ -243,15 +243,15 @@ pub fn verify_bundle_file(
 ) -> Result<Verification, VerifyError> {
     let mut grab = QualificationGrab { bytes: None };
     // A seal of this path in progress finishes first, so that the bundle,
-    // its sidecar and its seal are read as one set (v1.1).
+    // its sidecar and its seal are read as one set.
     crate::atomic::OutputLock::wait_for_writer(path);
     let before = FileSet::of(path, seal.path);
-    // v1.1: a bundle sealed with qualification.json right after MANIFEST
+    // A bundle sealed with qualification.json right after MANIFEST
     // is read in one pass: the qualification is read ahead from the first
     // blocks, and the one verifying pass collects the evidence while it
     // checks every entry against MANIFEST (bundle.stable then holds the
     // qualification read ahead to the entry the pass verified). A bundle
-    // in the v1 order is read in two passes, as before.
+    // in the v1 order is read in two passes.
     let ahead = if seal.structure_only {
         None
     } else {
@@ -357,7 +357,7 @@ pub fn verify_bundle_file(
     source.structure_only = false;
     if let (None, Some(cause)) = (&grab.bytes, pass1.stopped_by.as_deref()) {
         // Reading stopped before qualification.json: it was not reached,
-        // which is not "not in the bundle" (v1.1).
+        // which is not "not in the bundle".
         for c in seal_checks {
             report.push(c);
         }
@@ -410,7 +410,7 @@ pub fn verify_bundle_file(
                 "bundle.stable",
                 stable,
                 if stable {
-                    format!("read in one pass (v1.1 order): the qualification.json read ahead is the entry this pass verified against MANIFEST, and the bundle, its .sha256 sidecar and its seal were not replaced while it was read{}", again.said())
+                    format!("read in one pass (qualification.json right after MANIFEST): the qualification.json read ahead is the entry this pass verified against MANIFEST, and the bundle, its .sha256 sidecar and its seal were not replaced while it was read{}", again.said())
                 } else if !same_files {
                     "the bundle, its .sha256 sidecar or its seal was replaced while it was verified; the set read cannot be trusted, verify a copy that is not being written".to_string()
                 } else if !again.same_as(&pass1) {

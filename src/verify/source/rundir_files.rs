@@ -1,7 +1,6 @@
 //! Reading a run directory's files into a [`Collector`]: each opened only
 //! if it is a regular file reached without a symlink, the evidence files
-//! read with every journal last, and a journal that asks for it read again
-//! (v1.1, issue 23).
+//! read with every journal last, and a journal that asks for it read again.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -39,7 +38,7 @@ pub enum Unusable {
 }
 
 /// Opens `rel` under `root` if it is a regular file inside the root reached
-/// without any symlink (v1.1: a run directory holds regular files only, the
+/// without any symlink (a run directory holds regular files only, the
 /// same rule `seal` applies).
 pub fn open_in_root(root: &Path, rel: &str) -> Result<Result<fs::File, Unusable>, RunDirError> {
     if let Err(why) = validate_path(rel) {
@@ -128,7 +127,7 @@ pub fn collect_run_dir(
             wanted.insert(f.rel.clone());
         }
     }
-    // Journals last (v1.1, issue 23): their events are then judged against
+    // Journals last: their events are then judged against
     // the client records as they stream, instead of kept per request id.
     let (journals, others): (Vec<String>, Vec<String>) = wanted
         .into_iter()
@@ -149,7 +148,7 @@ pub fn collect_run_dir(
             }
         }
     }
-    // A journal whose quoted failures must be read again (v1.1, issue 23):
+    // A journal whose quoted failures must be read again:
     // opened again, its bytes compared with the first reading's.
     for (rel, why) in collector.take_deferred() {
         match open_in_root(root, &rel)? {

@@ -1,5 +1,5 @@
-//! Statements the publisher binds to evidence (contract section 9.6,
-//! v1.1): `qualification.json` `statements`, each the text of a sentence or
+//! Statements the publisher binds to evidence (contract section 9.6):
+//! `qualification.json` `statements`, each the text of a sentence or
 //! clause of the write-up and one check of a closed set over a file of the
 //! run. The text must occur exactly once in the rendered write-up, inside
 //! one statement, or the verification cannot run (exit 2). The binding is

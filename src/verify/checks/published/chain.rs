@@ -1,7 +1,7 @@
 //! The evidence chain of the rows proofpack knows: `qualification.json`
 //! names the benchmark plan (checked against the points the run measured);
 //! the plan names the workload, the qualified fleet and the client and
-//! router revisions (v1.1); the fleet names its profile store
+//! router revisions; the fleet names its profile store
 //! (`profile_store`) and its first-token deadline
 //! (`first_token_deadline_s`). A row is checked against the file its link
 //! names, never against a pointer the publisher chose.
@@ -93,8 +93,8 @@ impl Chain {
                 .map(|p| (p, format!("{plan_path} {field}")))
                 .ok_or_else(|| {
                     Missing::NotNamed(format!(
-                    "the benchmark plan {plan_path} names no {field} (plan field \"{field}\", v1.1)"
-                ))
+                        "the benchmark plan {plan_path} names no {field} (plan field \"{field}\")"
+                    ))
                 })
         };
         match link {

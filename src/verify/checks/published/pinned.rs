@@ -47,7 +47,7 @@ fn digest_row(
             return c;
         }
         // "N safetensors shards" counts the manifest's `.safetensors`
-        // entries, "N files" all of them (v1.1).
+        // entries, "N files" all of them.
         let stated = [(files, "files"), (shards, "safetensors shards")];
         let Some(m) = ctx
             .collected

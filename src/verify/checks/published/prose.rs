@@ -1,5 +1,5 @@
 //! The closed grammars of the prose statements proofpack reads by itself
-//! (contract section 9.6, v1.1), as data ([`FORMS`], [`RESULT_FIRST`],
+//! (contract section 9.6), as data ([`FORMS`], [`RESULT_FIRST`],
 //! [`RESULT_REST`], the plan form), and what each is checked against. A
 //! statement is read only when one form consumes all of it (its final `.`
 //! aside); anything else is "not read" and named by the caller.
@@ -152,7 +152,7 @@ pub enum Read {
         /// Requests per point.
         requests: u64,
     },
-    /// A statement about how the run was made (v1.1, [`crate::verify::checks::published::prose_run`]).
+    /// A statement about how the run was made ([`crate::verify::checks::published::prose_run`]).
     Run(RunRead),
 }
 

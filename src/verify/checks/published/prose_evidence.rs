@@ -1,5 +1,5 @@
 //! What the statements about how the run was made are checked against
-//! (contract section 9.6, v1.1): the files the benchmark plan names (the
+//! (contract section 9.6): the files the benchmark plan names (the
 //! direct probes' report, the collector reports of its points, the
 //! post-load report, earlier full manifests) and the profile samples the
 //! qualified fleet's profile store names. Every number is recomputed from
@@ -19,9 +19,9 @@ use crate::verify::checks::published::prose_run::Which;
 /// each `{"from", "to", "status", "first_token_s"}`.
 fn probes(ctx: &Context<'_>) -> Result<(String, Vec<Value>), String> {
     let (plan_path, plan) = plan_of(ctx)?;
-    let path = plan.probes.ok_or_else(|| {
-        format!("the benchmark plan {plan_path} names no probes report (probes, v1.1)")
-    })?;
+    let path = plan
+        .probes
+        .ok_or_else(|| format!("the benchmark plan {plan_path} names no probes report (probes)"))?;
     let v = json_file(ctx, &path)?;
     match v["probes"].as_array() {
         Some(a) if !a.is_empty() => Ok((path, a.clone())),
@@ -92,7 +92,7 @@ fn profile_samples(ctx: &Context<'_>) -> Result<Vec<(String, Value)>, String> {
     let (plan_path, plan) = plan_of(ctx)?;
     let fleet = plan
         .fleet
-        .ok_or_else(|| format!("the benchmark plan {plan_path} names no fleet (v1.1)"))?;
+        .ok_or_else(|| format!("the benchmark plan {plan_path} names no fleet"))?;
     let fleet_v = json_file(ctx, &fleet)?;
     let store = fleet_v["profile_store"]
         .as_str()
@@ -104,9 +104,9 @@ fn profile_samples(ctx: &Context<'_>) -> Result<Vec<(String, Value)>, String> {
         .ok_or_else(|| format!("{store}: no profiles array"))?;
     let mut out = Vec::new();
     for (i, p) in profiles.iter().enumerate() {
-        let path = p["samples"].as_str().ok_or_else(|| {
-            format!("{store}: profiles[{i}] names no samples file (samples, v1.1)")
-        })?;
+        let path = p["samples"]
+            .as_str()
+            .ok_or_else(|| format!("{store}: profiles[{i}] names no samples file (samples)"))?;
         out.push((path.to_string(), json_file(ctx, path)?));
     }
     if out.is_empty() {
@@ -297,7 +297,7 @@ pub fn full_manifests(ctx: &Context<'_>) -> Found {
         Err(e) => return f.fails(e),
     };
     if plan.full_manifests.len() < 2 {
-        return f.fails("the benchmark plan names fewer than two full manifests (full_manifests, v1.1): nothing to agree");
+        return f.fails("the benchmark plan names fewer than two full manifests (full_manifests): nothing to agree");
     }
     let Some(record) = ctx.q.weights_record.clone() else {
         return f.fails("qualification.json names no weights record to compare them with");
@@ -410,7 +410,7 @@ fn collected(i: usize, ctx: &Context<'_>) -> Result<Collected, String> {
         .iter()
         .find(|pp| pp.name == p.name)
         .and_then(|pp| pp.collector.clone())
-        .ok_or_else(|| format!("the benchmark plan {plan_path} names no collector report for point {} (points[].collector, v1.1)", p.name))?;
+        .ok_or_else(|| format!("the benchmark plan {plan_path} names no collector report for point {} (points[].collector)", p.name))?;
     let c = ctx
         .collected
         .clients
@@ -629,7 +629,7 @@ pub fn post_load(name: &str, after: u64, ctx: &Context<'_>) -> Found {
     };
     let Some(path) = plan.post_load else {
         return f.fails(format!(
-            "the benchmark plan {plan_path} names no post-load report (post_load, v1.1)"
+            "the benchmark plan {plan_path} names no post-load report (post_load)"
         ));
     };
     let v = match json_file(ctx, &path) {

@@ -235,8 +235,7 @@ pub fn derived_input(s: &[Slot], ctx: &Context<'_>) -> Found {
         Err(e) => return f.fails_with(e),
     };
     let (Some(packaged), Some(qualified)) = (&plan.packaged_fleet, &plan.fleet) else {
-        return f
-            .fails_with("the benchmark plan names no packaged_fleet and fleet (v1.1) to compare");
+        return f.fails_with("the benchmark plan names no packaged_fleet and fleet to compare");
     };
     let (a, b) = match (json_file(ctx, packaged), json_file(ctx, qualified)) {
         (Ok(a), Ok(b)) => (a, b),
@@ -270,7 +269,7 @@ pub fn derived_input(s: &[Slot], ctx: &Context<'_>) -> Found {
 }
 
 /// "The preflight passed its A, B and C gates": the preflight report the
-/// plan names (`preflight`, v1.1) has a check of each name (any case), each
+/// plan names (`preflight`) has a check of each name (any case), each
 /// with `"ok": true`, and no check of the report failed.
 pub fn gates(names: &[String], ctx: &Context<'_>) -> Found {
     let mut f = found(
@@ -285,7 +284,7 @@ pub fn gates(names: &[String], ctx: &Context<'_>) -> Found {
         Err(e) => return f.fails_with(e),
     };
     let Some(path) = plan.preflight else {
-        return f.fails_with("the benchmark plan names no preflight report (preflight, v1.1)");
+        return f.fails_with("the benchmark plan names no preflight report (preflight)");
     };
     let report = match json_file(ctx, &path) {
         Ok(v) => v,

@@ -1,6 +1,6 @@
 //! What the statements about the plan's links, the client's options and
-//! the bundle's inventory are checked against (contract section 9.6,
-//! v1.1): the benchmark plan `qualification.json` names, the write-up's
+//! the bundle's inventory are checked against (contract section 9.6):
+//! the benchmark plan `qualification.json` names, the write-up's
 //! own pinned-inputs table, and the files of the run by role.
 
 use globset::{Glob, GlobSetBuilder};
@@ -31,7 +31,7 @@ pub fn plan_links(fleet: bool, revision: bool, p: &Publication, ctx: &Context<'_
     let mut f = f;
     if fleet {
         f = match (&plan.fleet, &ctx.q.qualified_fleet) {
-            (None, _) => f.fails(format!("{path} names no fleet (v1.1)")),
+            (None, _) => f.fails(format!("{path} names no fleet")),
             (_, None) => f.fails(
                 "qualification.json names no qualified fleet (qualified_fleet) to compare with",
             ),
@@ -66,7 +66,7 @@ pub fn plan_links(fleet: bool, revision: bool, p: &Publication, ctx: &Context<'_
 }
 
 /// "Both|All points use the client with --a x --b y": the plan records
-/// exactly these options (`client.args`, v1.1) for every point, token for
+/// exactly these options (`client.args`) for every point, token for
 /// token.
 pub fn client_options(both: bool, args: &[String], ctx: &Context<'_>) -> Found {
     let mut f = found(
@@ -83,9 +83,7 @@ pub fn client_options(both: bool, args: &[String], ctx: &Context<'_>) -> Found {
         Err(e) => return f.fails(e),
     };
     match plan.client_args {
-        None => f.fails(format!(
-            "{path} records no client options (client.args, v1.1)"
-        )),
+        None => f.fails(format!("{path} records no client options (client.args)")),
         Some(got) => f
             .unless(got == args, || {
                 format!("{path} records the client options {}", got.join(" "))

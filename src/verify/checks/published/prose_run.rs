@@ -1,5 +1,5 @@
 //! The closed grammars of the prose statements about how the run was
-//! made (contract section 9.6, v1.1, issue 22): the plan's links and the
+//! made (contract section 9.6): the plan's links and the
 //! client's options, the derived-input rule's bound and margin, the direct
 //! probes, the live profiles, earlier full checkpoint manifests, the
 //! collector's per-point facts, the post-load check and the bundle's

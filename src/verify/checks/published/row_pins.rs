@@ -45,7 +45,7 @@ pub fn publication_has_pins(p: &Publication) -> bool {
         })
 }
 
-/// The pins a publication states (`proofpack/pins/v1`, v1.1 value pins for
+/// The pins a publication states (`proofpack/pins/v1`, value pins for
 /// commits), and row by row what each became.
 pub fn pins_from_publication(p: &Publication) -> (serde_json::Value, Vec<RowPins>) {
     let mut rows = Vec::new();

@@ -1,5 +1,5 @@
-//! The statements of the write-up's prose, checked (contract section 9.6,
-//! v1.1): each statement the publication layer found
+//! The statements of the write-up's prose, checked (contract section 9.6):
+//! each statement the publication layer found
 //! ([`crate::publication::statements`]) becomes a check
 //! `publication:statement:<line>[.<k>]` carrying `"source": {"line",
 //! "text"}`. A statement one of the closed grammars of [`prose`] reads is
@@ -28,7 +28,7 @@ pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>)
         let bound = crate::verify::checks::published::bindings::bound(s, ctx.q);
         let c = match prose::read(&s.text) {
             Some(r) => check(id, &at, &r, p, ctx),
-            // v1.1: no grammar reads it, but the publisher bound it.
+            // No grammar reads it, but the publisher bound it.
             None if !bound.is_empty() => {
                 crate::verify::checks::published::bindings::check(id, &at, &s.text, &bound, ctx)
             }

@@ -15,7 +15,7 @@ const STATEMENT: &str = "statement:";
 /// The publication's part of the verdict line (empty when no publication
 /// was checked). A check that could not run because another failed is
 /// counted apart, never as checked; and a verification with any failed
-/// check never says "mapped to evidence" (v1.1).
+/// check never says "mapped to evidence".
 pub fn verdict_part(report: &Report) -> String {
     let failed = report.checks().iter().any(|c| c.failed());
     let mut checked = 0;
