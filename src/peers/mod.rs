@@ -20,6 +20,8 @@ pub mod inferencex;
 pub mod inferencex_rows;
 pub mod json;
 pub mod receipt;
+mod summary;
+pub(crate) use summary::failed_checks;
 pub mod results;
 pub mod serving;
 pub mod sglang;
@@ -117,19 +119,6 @@ pub fn detect(obj: &ResultObject) -> Option<&'static ToolDef> {
     let v = VLLM.markers.iter().filter(|k| has(k)).count();
     let s = SGLANG.markers.iter().filter(|k| has(k)).count();
     Some(if s > v { &SGLANG } else { &VLLM })
-}
-
-/// "N of M checks (first ids, ...)": the failed part of a verdict line.
-pub(crate) fn failed_checks(report: &crate::report::Report) -> String {
-    let s = report.summary();
-    let ids: Vec<&str> = report.failures().take(12).map(|c| c.id.as_str()).collect();
-    format!(
-        "{} of {} checks ({}{})",
-        s.failed,
-        s.passed + s.failed,
-        ids.join(", "),
-        if s.failed > 12 { ", ..." } else { "" }
-    )
 }
 
 impl ResultsCheck {

@@ -216,3 +216,26 @@ impl MetricsAccumulator {
         (self.m, series)
     }
 }
+
+/// One row of the measured-points table, recomputed from the records.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PointRow {
+    /// Point name.
+    pub name: String,
+    /// Offered rate as declared.
+    pub offered_rate: f64,
+    /// Send rate measured from the records.
+    pub measured_rate: Option<f64>,
+    /// Declared measured requests.
+    pub requests: u64,
+    /// Recomputed metrics.
+    pub metrics: PointMetrics,
+    /// The sorted TTFT and TPOT values behind the metrics, for published
+    /// percentiles and plots (not in the table's JSON); its timeline is
+    /// empty (see `timeline`).
+    #[serde(skip)]
+    pub series: PointSeries,
+    /// The timeline the page shows, sampled.
+    #[serde(skip)]
+    pub timeline: SampledTimeline,
+}

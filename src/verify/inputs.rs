@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use crate::bundle::Limits;
+use crate::digest::Sha256Digest;
 use crate::keys::TrustStore;
 use crate::publication::Publication;
 use crate::report::Strictness;
 use crate::run::deriver;
 use crate::run::qualification::Pins;
-use crate::verify::outcome::page::PageContext;
 use crate::verify::verification::VerifyError;
 
 /// What the auditor brings to a verification.
@@ -89,4 +89,19 @@ impl Policy {
         }
         Ok(())
     }
+}
+
+/// What the caller knows of the verification beyond the library's result.
+#[derive(Debug, Clone, Default)]
+pub struct PageContext {
+    /// SHA-256 of the trust file, when one was given.
+    pub trust_sha256: Option<Sha256Digest>,
+    /// The trust file's path.
+    pub trust: Option<String>,
+    /// The write-up's path, when one was given.
+    pub publication: Option<String>,
+    /// The pins file's path, when one was given.
+    pub pins: Option<String>,
+    /// When the verification ran, RFC 3339 UTC.
+    pub verified_at: String,
 }

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use crate::digest::Sha256Digest;
 use crate::report::{Check, Report};
+use crate::run::metrics::PointRow;
 use crate::run::qualification::Qualification;
 use crate::verify::checks::options::Options;
-use crate::verify::outcome::table::PointRow;
 
 /// Errors that stop verification from running at all (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -16,7 +16,7 @@ use crate::verify::outcome::table::PointRow;
 pub enum VerifyError {
     /// Reading the run directory failed.
     #[error(transparent)]
-    RunDir(#[from] crate::verify::source::rundir_files::RunDirError),
+    RunDir(#[from] RunDirError),
     /// The bundle could not be read (I/O), or its seal file could not be read.
     #[error(transparent)]
     Bundle(crate::bundle::BundleError),
@@ -120,4 +120,22 @@ pub enum SealState {
     NotChecked,
     /// The seal was checked (see the `seal` check for the outcome).
     Checked,
+}
+
+/// Errors reading a run directory.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunDirError {
+    /// An I/O operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Listing the run directory failed.
+    #[error(transparent)]
+    Scan(#[from] crate::manifest::ManifestError),
 }

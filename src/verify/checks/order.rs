@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::report::{Check, Reason, Report};
 use crate::run::metrics;
+use crate::run::metrics::PointRow;
 use crate::run::qualification::Qualification;
 use crate::run::qualification::QUALIFICATION_FILE;
 use crate::verify::checks::attested::AttestedEngine;
@@ -18,7 +19,6 @@ use crate::verify::checks::{
     derived, engines, hosts, inventory, pins, plan, plausible, point, published,
 };
 use crate::verify::evidence::context::{point_area, Run, ATTESTATIONS_AREA, HOSTS_AREA, PINS_AREA};
-use crate::verify::outcome::table::PointRow;
 
 /// Parses `qualification.json` into the report (`qualification.schema`).
 pub fn check_qualification(

@@ -14,7 +14,6 @@
 
 use serde_json::{json, Value};
 
-use crate::digest::Sha256Digest;
 use crate::publication::Publication;
 use crate::run::qualification::Pins;
 use crate::verify::outcome::table;
@@ -25,20 +24,7 @@ use crate::verify::verification::Verification;
 pub const MAX_CDF_POINTS: usize = 1000;
 pub use crate::run::metrics::MAX_TIMELINE_POINTS;
 
-/// What the caller knows of the verification beyond the library's result.
-#[derive(Debug, Clone, Default)]
-pub struct PageContext {
-    /// SHA-256 of the trust file, when one was given.
-    pub trust_sha256: Option<Sha256Digest>,
-    /// The trust file's path.
-    pub trust: Option<String>,
-    /// The write-up's path, when one was given.
-    pub publication: Option<String>,
-    /// The pins file's path, when one was given.
-    pub pins: Option<String>,
-    /// When the verification ran, RFC 3339 UTC.
-    pub verified_at: String,
-}
+pub use crate::verify::inputs::PageContext;
 
 fn cdf(sorted: &[f64]) -> Value {
     let n = sorted.len();

@@ -4,31 +4,7 @@
 //! retyping numbers. Failed, timed-out and cancelled requests are always
 //! shown: a table that hides failures is not the evidence.
 
-use crate::run::metrics;
-use crate::run::metrics::PointMetrics;
-
-/// One row of the measured-points table, recomputed from the records.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct PointRow {
-    /// Point name.
-    pub name: String,
-    /// Offered rate as declared.
-    pub offered_rate: f64,
-    /// Send rate measured from the records.
-    pub measured_rate: Option<f64>,
-    /// Declared measured requests.
-    pub requests: u64,
-    /// Recomputed metrics.
-    pub metrics: PointMetrics,
-    /// The sorted TTFT and TPOT values behind the metrics, for published
-    /// percentiles and plots (not in the table's JSON); its timeline is
-    /// empty (see `timeline`).
-    #[serde(skip)]
-    pub series: metrics::PointSeries,
-    /// The timeline the page shows, sampled.
-    #[serde(skip)]
-    pub timeline: metrics::SampledTimeline,
-}
+pub use crate::run::metrics::PointRow;
 
 /// Column headers, in the published order.
 pub const HEADERS: [&str; 11] = [

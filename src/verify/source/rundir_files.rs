@@ -5,28 +5,12 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::manifest::validate_path;
 use crate::verify::evidence::collector::{is_chain_candidate, is_manifest_file, Collector};
 
-/// Errors reading a run directory.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunDirError {
-    /// An I/O operation failed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: io::Error,
-    },
-    /// Listing the run directory failed.
-    #[error(transparent)]
-    Scan(#[from] crate::manifest::ManifestError),
-}
+pub use crate::verify::verification::RunDirError;
 
 /// Why a run-directory file cannot be used as evidence.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,11 +5,11 @@
 use crate::digest::Sha256Digest;
 use crate::publication::{PinnedRow, Publication};
 use crate::report::{Check, Reason};
+use crate::run::metrics::PointRow;
 use crate::run::qualification::Qualification;
 use crate::verify::checks::attested::AttestedEngine;
 use crate::verify::checks::facts::{FactValue, Facts};
 use crate::verify::evidence::collector::Collected;
-use crate::verify::outcome::table::PointRow;
 use std::collections::BTreeMap;
 
 /// What the publication checks read.
@@ -32,8 +32,6 @@ pub struct Context<'a> {
     /// statements about them.
     pub host_checks: &'a [Check],
 }
-
-/// Digests whose manifests under `manifests/` a publication counts (its
 
 /// The prefix that names a row as published.
 pub(super) fn row_at(p: &Publication, r: &PinnedRow) -> String {

@@ -8,12 +8,12 @@ use serde_json::json;
 use crate::publication::{CellValue, Decimal, Metric, Per, Publication};
 use crate::report::{Check, Report};
 use crate::run::metrics::percentile_sorted;
+use crate::run::metrics::PointRow;
 use crate::run::qualification::Point;
 use crate::verify::checks::facts::same_number;
 use crate::verify::checks::point::claim_keys;
 use crate::verify::checks::published::attestations::engines;
 use crate::verify::checks::published::context::Context;
-use crate::verify::outcome::table::PointRow;
 
 /// The bundle's claim for a metric key, in its canonical unit.
 fn claim_of(point: &Point, key: &str) -> Option<f64> {

@@ -431,9 +431,8 @@ fn result(scope: &Scope, within: u64, of: u64, bad: &[Option<u64>; 3], ctx: &Con
     if rows.is_empty() {
         return f.fails("no point of the run has this offered rate");
     }
-    let sum = |g: &dyn Fn(&crate::verify::outcome::table::PointRow) -> u64| {
-        rows.iter().map(|r| g(r)).sum::<u64>()
-    };
+    let sum =
+        |g: &dyn Fn(&crate::run::metrics::PointRow) -> u64| rows.iter().map(|r| g(r)).sum::<u64>();
     let got_within = sum(&|r| r.metrics.within_limits);
     let got_of = sum(&|r| r.requests);
     let got_bad = [
