@@ -33,8 +33,6 @@ pub struct Context<'a> {
     pub host_checks: &'a [Check],
 }
 
-/// Digests whose manifests under `manifests/` a publication counts (its
-
 /// The prefix that names a row as published.
 pub(super) fn row_at(p: &Publication, r: &PinnedRow) -> String {
     format!("{}:{} \"{}\"", p.origin, r.line, r.label)

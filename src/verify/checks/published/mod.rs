@@ -57,6 +57,7 @@ pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
 pub use statements::statement_id as statement_check_id;
 pub use summary::verdict_part;
 
+/// Digests whose manifests under `manifests/` a publication counts (its
 /// manifest rows with a file count).
 pub fn counted_digests(p: &Publication) -> Vec<Sha256Digest> {
     p.pinned
