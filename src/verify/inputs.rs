@@ -1,5 +1,6 @@
 //! What the auditor brings to a verification ([`Inputs`]) and what the
-//! checks are told of it ([`Options`]).
+//! policy asks of it ([`Policy`]); what the checks are told of them is
+//! [`crate::verify::checks::options::Options`].
 
 use std::path::Path;
 

@@ -1,48 +1,38 @@
 //! End-to-end verification of a qualification run (spec section 6).
 //!
-//! This is what an auditor runs: given a run (a sealed bundle or a run
-//! directory), the published write-up or pins and the trust roots, does the
-//! evidence support exactly what was published? Every check runs and is
-//! reported; nothing stops at the first failure, so one report shows
-//! everything that is wrong.
+//! This is what an auditor runs: given a run (a sealed bundle, a run
+//! directory or a BagIt bag holding one), the published write-up or pins
+//! and the trust roots, does the evidence support exactly what was
+//! published? Every check runs and is reported; nothing stops at the first
+//! failure, so one report shows everything that is wrong.
 //!
 //! [`verify`] is the one entry point: it takes the target and the
-//! auditor's [`Inputs`], picks the bundle or run-directory path, applies the
-//! seal rule, runs every check family, states the verdict and fills the
-//! page data. Every front end (the CLI, a CI library user, a test) gets the
-//! same answer from it.
+//! auditor's [`Inputs`], opens a bag, applies the policy once
+//! ([`Policy::check`]), picks the bundle or run-directory source, runs
+//! every check family, states the verdict and fills the page data. Every
+//! front end (the CLI, `publish`, a CI library user, a test) gets the same
+//! answer from it.
 //!
 //! The modules, in the order the work flows:
-//! - [`schema`]: `qualification.json`, the pins, client records and journal
-//!   events as read (strict);
-//! - [`evidence`]: which files a run needs and in what role, fed from a run
-//!   directory or from a bundle's verified tar stream, so that the checks
-//!   never know where the files came from; [`records`] streams JSON Lines
-//!   with bounded memory;
-//! - [`bundled`]: a sealed bundle through the bundle layer's verifying
-//!   reader; [`rundir`]: a run directory;
-//! - [`context`]: the evidence of one run ([`context::Run`]) as every check
-//!   family reads it; [`run`]: the order the families run in
-//!   ([`run::evaluate`]);
-//! - the check families: [`plan`] (the benchmark plan), [`engines`] with
-//!   [`attested`] (engine attestations and the verifier interface),
-//!   [`facts`] and [`pins`] (published values), [`hosts`] (host launch
-//!   checks), [`inventory`] (records outside the declared points, read
-//!   limits), [`derived`] with [`deriver`] (client records derived
-//!   again from the benchmark client's result file), [`point`] with
-//!   [`metrics`] (per-point invariants and every
-//!   published number recomputed, numpy's percentile bit for bit),
-//!   [`plausible`] (records no real run can produce), and
-//!   [`published`] (the write-up's rows and cells);
-//! - [`verdict`]: the one sentence that says what a green or red covers;
-//!   [`table`]: the recomputed measured-points table; [`pagedata`]: what
-//!   the HTML page needs besides the checks, with [`writeup`] the
-//!   write-up's blocks, every statement and checked cell joined to its
-//!   checks.
+//! - [`inputs`]: what the auditor brings ([`Inputs`]) and what the
+//!   policy asks ([`Policy`]);
+//! - [`source`]: the ways evidence arrives: a sealed bundle through the
+//!   bundle layer's verifying reader, a run directory, a BagIt bag;
+//! - [`evidence`]: which files a run needs and in what role, collected
+//!   from whichever source, so that the checks never know where the files
+//!   came from, and the run as every check family reads it;
+//! - [`checks`]: the check families, in the order
+//!   [`checks::order::evaluate`] gives, and what they are told of the
+//!   inputs ([`Options`]);
+//! - [`outcome`]: the verdict line, the recomputed table, the page's data
+//!   and what a verification summary may claim;
+//! - [`verification`]: the answer ([`Verification`]) and the errors that
+//!   stop a verification from running ([`VerifyError`]).
 //!
 //! Engine attestations are verified through [`EngineAttestationVerifier`],
 //! so that this layer states *what* must hold of an attestation and the
-//! attestation layer states how a signature is checked.
+//! attestation layer states how a signature is checked. `--require-all` is
+//! applied by the report itself ([`Policy::strictness`]).
 
 pub mod checks;
 pub mod evidence;
