@@ -2,7 +2,7 @@
 //! computed by `np.mean`, `np.median`, `np.std` or `np.percentile` over a
 //! Python list of floats is reproduced to the last bit (checked against
 //! numpy itself in tests/peers_numpy.rs and tests/qualify_numpy.rs). One
-//! module in the lowest layer, used by `qualify` (the claims' percentiles)
+//! module in the lowest layer, used by `run::metrics` (the claims' percentiles)
 //! and `peers` (the benchmark clients' statistics).
 //!
 //! - `np.add.reduce` over a contiguous float64 array is numpy's pairwise sum

@@ -6,7 +6,7 @@
 //! proofpack signs, trusts or verifies (envelopes, Statements, trust files,
 //! qualification files) passes through [`reject_duplicate_json_keys`]
 //! first; client records and journal events refuse a repeated key as they
-//! are read, in one parse (`qualify::schema::records`).
+//! are read, in one parse (`run::record`).
 
 use std::collections::BTreeSet;
 use std::fmt;

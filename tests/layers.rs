@@ -1,8 +1,7 @@
 //! The library's layering rule, checked on the source: each module imports
 //! only modules of lower layers (or an allowed neighbour of its own layer).
 //! Layers: 1 digest, report, progress, atomic, …; 2 manifest, keys, attest,
-//! …; 3 bundle, catalog, fleet, run, bagit; 4 verify (and qualify, until it
-//! is split into run and verify); 5 peers; 6 adopt. The CLI (binary) sits on
+//! …; 3 bundle, catalog, fleet, run, bagit; 4 verify; 5 peers; 6 adopt. The CLI (binary) sits on
 //! top.
 //!
 //! Also checked: no import cycle between any two files of src/ (through
@@ -30,7 +29,7 @@ fn layer_of(module: &str) -> Option<u8> {
         | "numpy" => 1,
         "manifest" | "keys" | "attest" | "publication" | "safetensors" | "partition" | "html" => 2,
         "bundle" | "catalog" | "fleet" | "run" | "bagit" => 3,
-        "verify" | "qualify" => 4,
+        "verify" => 4,
         "peers" => 5,
         "adopt" => 6,
         _ => return None,
@@ -215,7 +214,7 @@ fn reexports(dir: &Path, sibs: &[String]) -> BTreeMap<String, String> {
 }
 
 /// Which siblings each sibling of the directory module `dir` (module path
-/// `modpath`, e.g. `qualify::published`) uses, directly or through an item
+/// `modpath`, e.g. `verify::checks::published`) uses, directly or through an item
 /// `mod.rs` re-exports.
 fn sibling_edges(dir: &Path, modpath: &str) -> BTreeMap<String, Vec<String>> {
     let sibs = siblings(dir);

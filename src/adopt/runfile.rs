@@ -1,6 +1,6 @@
 //! A run directory's `qualification.json` as the adoption verbs edit it:
 //! read as JSON (so that fields this layer does not know survive an
-//! edit), validated by the qualify layer's schema before it is written,
+//! edit), validated by the run's schema (`run::qualification`) before it is written,
 //! and written whole or not at all.
 
 use std::fs;
@@ -41,7 +41,7 @@ impl RunFile {
         })
     }
 
-    /// The document as the qualify layer reads it.
+    /// The document as the verifier reads it.
     pub fn qualification(&self) -> Result<Qualification, AdoptError> {
         let bytes = serde_json::to_vec(&self.doc).expect("JSON values serialise");
         Qualification::parse(&bytes).map_err(AdoptError::Run)

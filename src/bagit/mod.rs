@@ -1,6 +1,7 @@
 //! BagIt (RFC 8493) for archivists and data repositories: a verified bundle
 //! written out as a bag ([`unpack_bag`], `unpack --bagit`), and a bag read
-//! back as a run ([`verify`], `verify DIR`).
+//! back as a run (its checks, [`check_bag`]; `verify DIR` verifies its
+//! `data/` through `verify::source::bag`).
 //!
 //! The bag of a bundle whose root is `<root>` is `DIR/<root>/`:
 //!
