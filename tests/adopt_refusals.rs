@@ -103,10 +103,11 @@ fn import_refuses_what_cannot_become_records() {
         v["mean_ttft_ms"] = Value::from(v["mean_ttft_ms"].as_f64().unwrap() * 0.9);
     });
     refused(&t, "rate-5", &summary, &[], &["summary.json: its summary disagrees with its own per-request arrays (results check): result.mean_ttft_ms"]);
-    // A latency that disagrees with TTFT + ITLs (by 10 microseconds).
+    // A latency shorter than its own TTFT + ITLs (by 10 microseconds): the
+    // file contradicts itself.
     let lat = edited(&t, &generated_vllm(), "latency.json", |v| {
         let l = &mut v["latencies"][7];
-        *l = Value::from(l.as_f64().unwrap() + 1e-5);
+        *l = Value::from(l.as_f64().unwrap() - 1e-5);
     });
     refused(
         &t,
@@ -115,8 +116,21 @@ fn import_refuses_what_cannot_become_records() {
         &[],
         &[
             "latency.json: request 7 (request id \"rate-2-7\"): latencies[7] = ",
-            "more than the file's precision allows",
+            "shorter than the request's own token times",
+            "import the result file the client wrote, unchanged",
         ],
+    );
+    // A stream that went on 2 s after its last token.
+    let tail = edited(&t, &generated_vllm(), "tail.json", |v| {
+        let l = &mut v["latencies"][7];
+        *l = Value::from(l.as_f64().unwrap() + 2.0);
+    });
+    refused(
+        &t,
+        "rate-2",
+        &tail,
+        &[],
+        &["latencies[7] = ", "more than the 1 s tail"],
     );
     // An unknown format.
     let unknown = t.path("unknown.json");
@@ -325,4 +339,110 @@ fn verify_stops_forged_sources() {
         o.check("point:rate-5.derived")["cause"],
         "point:rate-5.source"
     );
+}
+
+/// A failed request's latency of -1e15 s once widened the agreement
+/// tolerance of every other request (it scaled with the file's largest
+/// clock reading), so latencies 42 s shorter than their own token times
+/// passed and a TPOT of 455 ms published as 30 ms. Each request's
+/// tolerance now comes from its own readings, and readings no clock makes
+/// are refused, failed requests included.
+#[test]
+fn one_request_cannot_widen_another_requests_tolerance() {
+    let t = Tour::new();
+    let shorter = |v: &mut Value, by: f64| {
+        for i in 1..v["latencies"].as_array().unwrap().len() {
+            let l = &mut v["latencies"][i];
+            *l = Value::from((l.as_f64().unwrap() - by).max(0.0));
+        }
+    };
+    let forged = edited(&t, &generated_vllm(), "forged.json", |v| {
+        v["errors"][0] = Value::from("Traceback: ClientConnectorError");
+        v["latencies"][0] = Value::from(-1e15);
+        shorter(v, 42.0);
+    });
+    refused(
+        &t,
+        "rate-2",
+        &forged,
+        &[],
+        &[
+            "request 0",
+            "latencies[0] = -1000000000000000 is not a duration",
+        ],
+    );
+    let far = edited(&t, &generated_vllm(), "far.json", |v| {
+        v["errors"][0] = Value::from("Traceback: ClientConnectorError");
+        v["start_times"][0] = Value::from(1e15);
+        shorter(v, 0.5);
+    });
+    refused(
+        &t,
+        "rate-2",
+        &far,
+        &[],
+        &["start_times[0] = 1000000000000000 is not a clock reading"],
+    );
+    // Without the failed request, the shortened latencies are refused on
+    // their own.
+    let alone = edited(&t, &generated_vllm(), "alone.json", |v| shorter(v, 0.5));
+    refused(
+        &t,
+        "rate-2",
+        &alone,
+        &[],
+        &["request 1", "shorter than the request's own token times"],
+    );
+}
+
+/// A decode of 2 ns a token is no model's: the point's mean time per
+/// output token is bounded from below.
+#[test]
+fn a_decode_faster_than_any_serving_stack_is_refused() {
+    let t = Tour::new();
+    let fast = edited(&t, &generated_vllm(), "fast.json", |v| {
+        let n = v["itls"].as_array().unwrap().len();
+        for i in 0..n {
+            let gaps: Vec<Value> = v["itls"][i]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|_| Value::from(2e-9))
+                .collect();
+            let k = gaps.len() as f64;
+            let ttft = v["ttfts"][i].as_f64().unwrap();
+            v["itls"][i] = Value::Array(gaps);
+            v["latencies"][i] = Value::from(ttft + 2e-9 * k);
+        }
+    });
+    refused(
+        &t,
+        "rate-2",
+        &fast,
+        &[],
+        &[
+            "fast.json",
+            "per output token on average",
+            "not a measurement of a model",
+        ],
+    );
+}
+
+/// What honest clients write imports: a latency a few microseconds longer
+/// than its token times (vLLM stops its clock after the stream's usage
+/// chunk; its 0.19.1 files show about 11 µs). The summary fields computed
+/// from latencies are left out, as the edit would change them.
+#[test]
+fn a_stream_tail_after_the_last_token_is_honest() {
+    let t = Tour::new();
+    let tail = edited(&t, &generated_vllm(), "rate-2.vllm.json", |v| {
+        for i in 0..v["latencies"].as_array().unwrap().len() {
+            let l = &mut v["latencies"][i];
+            *l = Value::from(l.as_f64().unwrap() + 10.8e-6);
+        }
+        v.as_object_mut()
+            .unwrap()
+            .retain(|k, _| !(k.ends_with("_e2el_ms") || k.ends_with("_tpot_ms")));
+    });
+    pp_ok(&[&"run", &"import", &t.run(), &"--point", &"rate-2", &tail]);
 }

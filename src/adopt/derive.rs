@@ -11,14 +11,19 @@
 //!   (plus `anchor_adjust_s`), so `sent_at = D + (start_times[i] - T_end)`;
 //! - an ok request: `first_token_at = sent_at + ttfts[i]`, `finished_at =
 //!   first_token_at + sum(itls[i])`, or `sent_at + latencies[i]` where the
-//!   file records latencies, which must then agree with `ttfts[i] +
-//!   sum(itls[i])` within [`agreement_tolerance`]; `output_tokens =
+//!   file records latencies, which must then be no shorter than `ttfts[i]
+//!   + sum(itls[i])` beyond the rounding of the request's own clock
+//!   readings ([`agreement_tolerance`]) and no longer than that plus a
+//!   stream's tail ([`MAX_STREAM_TAIL_S`]); `output_tokens =
 //!   output_lens[i]`, at least 1;
 //! - a failed request: `first_token_at = sent_at + ttfts[i]` when the
 //!   client recorded a first token (`ttfts[i] > 0`), else null;
 //!   `finished_at` null (the client records no end for a failure);
-//! - `input_tokens = input_lens[i]`; the first `warmup` requests by send
-//!   time (then index) are warmups;
+//! - `input_tokens = input_lens[i]`; no request is a warmup (the client
+//!   keeps none in its file, so a point declaring warmups is refused);
+//! - every request's readings, failed ones included, are clock readings
+//!   and durations ([`MAX_CLOCK_S`]), and the point's mean time per token
+//!   is at least [`MIN_TIME_PER_TOKEN_S`];
 //! - two fields beyond the contract's: `source_index` (`i`) and
 //!   `anchor_precision_s` (1).
 //!
@@ -181,16 +186,36 @@ impl Records {
     }
 }
 
-/// How far `latencies[i]` may differ from `ttfts[i] + sum(itls[i])`: the
-/// client computes each of them as the difference of two
-/// `time.perf_counter()` readings of magnitude at most `m` (exact, or
-/// within one unit in the last place of `m`), so the sum of `k + 1` such
-/// differences can differ from the latency by at most about `(k + 2)`
-/// units of `m` plus the rounding of the sum; twice that is allowed. A
-/// larger difference is not rounding: the file contradicts itself.
+/// How far `latencies[i]` may fall short of `ttfts[i] + sum(itls[i])`:
+/// the client computes each of them as the difference of two
+/// `time.perf_counter()` readings of the request itself, of magnitude at
+/// most `m` (its start reading plus its latency), so the sum of `k + 1`
+/// such differences can differ from the latency by at most about
+/// `(k + 2)` units of `m` plus the rounding of the sum; twice that is
+/// allowed. A larger shortfall is not rounding: the file contradicts
+/// itself.
 pub fn agreement_tolerance(k: usize, m: f64) -> f64 {
     2.0 * (k as f64 + 2.0) * f64::EPSILON * m.abs().max(1.0)
 }
+
+/// How much longer than `ttfts[i] + sum(itls[i])` a latency may be: the
+/// client stops its latency clock at the end of the stream, after the
+/// last token's chunk (a usage chunk, the stream's end), so an honest
+/// latency is a little longer than the token times; a second is far more
+/// than any stream's tail.
+pub const MAX_STREAM_TAIL_S: f64 = 1.0;
+
+/// The largest clock reading accepted (2^32 s, about 136 years): a
+/// `time.perf_counter()` or epoch reading is far below it, and a double
+/// still resolves a microsecond there; a reading past it could not
+/// resolve the times derived from it.
+pub const MAX_CLOCK_S: f64 = 4_294_967_296.0;
+
+/// The shortest mean time per output token a point may show: no serving
+/// stack streams one request's tokens faster than 20,000 tokens/s (the
+/// fastest single-stream decode published is about 2,500 tokens/s), so a
+/// point below 50 µs a token is not a measurement of a model.
+pub const MIN_TIME_PER_TOKEN_S: f64 = 50e-6;
 
 fn fail(file: &str, p: &Params, index: usize, why: String) -> DeriveError {
     DeriveError::Request {
@@ -267,30 +292,27 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
         why,
     })? as f64
         + p.anchor_adjust_s;
-    let lat = a.latencies.as_ref();
-    let mut magnitude: f64 = 0.0;
-    for i in 0..n {
-        magnitude = magnitude.max(start[i].abs() + lat.map_or(0.0, |l| l[i].abs()));
+    if p.warmup > 0 {
+        return Err(DeriveError::Shape {
+            file: file.to_string(),
+            why: format!(
+                "point {:?} declares {} warmup request(s), but vllm bench serve keeps no warmup in its result file (its warmup requests are not saved): every request of the file was measured, so none can be relabelled a warmup; plan the point with warmup 0",
+                p.point, p.warmup
+            ),
+        });
     }
+    let lat = a.latencies.as_ref();
     // Offsets from the request's start: (first token, finish) for ok ones.
     let mut offsets: Vec<(Option<f64>, Option<f64>)> = Vec::with_capacity(n);
     for i in 0..n {
         let ttft = ttfts[i];
         let gaps = itls.row(i);
         let bad = |why: String| fail(file, p, i, why);
-        if !start[i].is_finite() {
-            return Err(bad(format!("start_times[{i}] is not a finite number")));
-        }
+        readings(i, start[i], ttft, gaps, lat.map(|l| l[i])).map_err(&bad)?;
         if kinds[i] != RequestError::None {
             let first = (ttft > 0.0).then_some(ttft);
             offsets.push((first, None));
             continue;
-        }
-        if !(ttft.is_finite() && ttft >= 0.0) {
-            return Err(bad(format!("succeeded with ttfts[{i}] = {ttft}")));
-        }
-        if gaps.iter().any(|g| !(g.is_finite() && *g >= 0.0)) {
-            return Err(bad(format!("itls[{i}] holds a negative or non-finite gap")));
         }
         if output[i] < 1.0 {
             return Err(bad(format!(
@@ -302,35 +324,16 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
         let end = match lat {
             None => ttft + sum,
             Some(l) => {
-                let tol = agreement_tolerance(gaps.len(), magnitude);
-                let diff = l[i] - (ttft + sum);
-                if diff.is_nan() || diff.abs() > tol {
-                    return Err(bad(format!(
-                        "latencies[{i}] = {} s but ttfts[{i}] + sum(itls[{i}]) = {} s: they differ by {diff:e} s, more than the file's precision allows ({tol:e} s)",
-                        l[i],
-                        ttft + sum
-                    )));
-                }
-                if l[i] < ttft {
-                    return Err(bad(format!(
-                        "latencies[{i}] = {} s is shorter than ttfts[{i}] = {ttft} s",
-                        l[i]
-                    )));
-                }
+                agree(i, l[i], ttft, sum, gaps.len(), start[i]).map_err(&bad)?;
                 l[i]
             }
         };
         offsets.push((Some(ttft), Some(end)));
     }
+    per_token_floor(file, &offsets, output)?;
     let t_end = (0..n)
         .map(|i| start[i] + offsets[i].1.or(offsets[i].0).unwrap_or(0.0))
         .fold(f64::NEG_INFINITY, f64::max);
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|x, y| start[*x].total_cmp(&start[*y]).then(x.cmp(y)));
-    let mut warm = vec![false; n];
-    for &i in order.iter().take(p.warmup.min(n as u64) as usize) {
-        warm[i] = true;
-    }
     let mut records = Vec::with_capacity(n);
     for i in 0..n {
         let sent_at = d + (start[i] - t_end);
@@ -358,7 +361,7 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
         records.push(Record {
             request_id: format!("{}{i}", p.request_id_prefix),
             point: p.point.clone(),
-            warmup: warm[i],
+            warmup: false,
             status: status.as_str(),
             sent_at,
             first_token_at,
@@ -381,6 +384,85 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
             p.utc_offset
         ),
     })
+}
+
+/// Request `i`'s own clock readings, failed requests included: its start
+/// a reading of a clock (finite, not negative, at most [`MAX_CLOCK_S`]),
+/// its TTFT, gaps and latency durations (finite, not negative), its end
+/// reading within the clock's range too.
+fn readings(i: usize, start: f64, ttft: f64, gaps: &[f64], lat: Option<f64>) -> Result<(), String> {
+    if !(start.is_finite() && (0.0..=MAX_CLOCK_S).contains(&start)) {
+        return Err(format!(
+            "start_times[{i}] = {start} is not a clock reading (finite, from 0 to {MAX_CLOCK_S} s, where a double resolves a microsecond): import the result file the client wrote, unchanged"
+        ));
+    }
+    if !(ttft.is_finite() && ttft >= 0.0) {
+        return Err(format!(
+            "ttfts[{i}] = {ttft} is not a duration (finite, not negative)"
+        ));
+    }
+    if gaps.iter().any(|g| !(g.is_finite() && *g >= 0.0)) {
+        return Err(format!("itls[{i}] holds a negative or non-finite gap"));
+    }
+    if let Some(l) = lat {
+        if !(l.is_finite() && l >= 0.0 && start + l <= MAX_CLOCK_S) {
+            return Err(format!(
+                "latencies[{i}] = {l} is not a duration (finite, not negative, ending within the clock's range)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An ok request's latency against its token times: never shorter than
+/// `ttft + sum(itls)` beyond the rounding of the request's own clock
+/// readings ([`agreement_tolerance`]), never longer than that plus the
+/// stream's tail ([`MAX_STREAM_TAIL_S`]).
+fn agree(i: usize, lat: f64, ttft: f64, sum: f64, k: usize, start: f64) -> Result<(), String> {
+    let tol = agreement_tolerance(k, start.abs() + lat.abs());
+    let diff = lat - (ttft + sum);
+    if diff < -tol {
+        return Err(format!(
+            "latencies[{i}] = {lat} s but ttfts[{i}] + sum(itls[{i}]) = {} s: the latency is shorter than the request's own token times by {:e} s, more than the rounding of its clock readings allows ({tol:e} s); the file contradicts itself: import the result file the client wrote, unchanged",
+            ttft + sum,
+            -diff
+        ));
+    }
+    if diff > MAX_STREAM_TAIL_S {
+        return Err(format!(
+            "latencies[{i}] = {lat} s but ttfts[{i}] + sum(itls[{i}]) = {} s: the stream went on {diff} s after its last token, more than the {MAX_STREAM_TAIL_S} s tail a stream has after it; the file contradicts itself: import the result file the client wrote, unchanged",
+            ttft + sum
+        ));
+    }
+    Ok(())
+}
+
+/// The point's mean time per output token (over its ok requests of more
+/// than one token) is at least [`MIN_TIME_PER_TOKEN_S`].
+fn per_token_floor(
+    file: &str,
+    offsets: &[(Option<f64>, Option<f64>)],
+    output: &[f64],
+) -> Result<(), DeriveError> {
+    let (mut time, mut tokens) = (0.0, 0.0);
+    for (i, o) in offsets.iter().enumerate() {
+        if let (Some(first), Some(end)) = *o {
+            if output[i] > 1.0 {
+                time += end - first;
+                tokens += output[i] - 1.0;
+            }
+        }
+    }
+    if tokens > 0.0 && time / tokens < MIN_TIME_PER_TOKEN_S {
+        return Err(DeriveError::Shape {
+            file: file.to_string(),
+            why: format!(
+                "its ok requests stream {:e} s per output token on average, faster than the {MIN_TIME_PER_TOKEN_S:e} s a token no serving stack beats (20,000 tokens/s for one request): not a measurement of a model",
+                time / tokens
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A count the reader has already checked to be a non-negative integer.
