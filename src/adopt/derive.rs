@@ -11,11 +11,11 @@
 //!   (plus `anchor_adjust_s`), so `sent_at = D + (start_times[i] - T_end)`;
 //! - an ok request: `first_token_at = sent_at + ttfts[i]`, `finished_at =
 //!   first_token_at + sum(itls[i])`, or `sent_at + latencies[i]` where the
-//!   file records latencies, which must then be no shorter than `ttfts[i]
-//!   + sum(itls[i])` beyond the rounding of the request's own clock
-//!   readings ([`agreement_tolerance`]) and no longer than that plus a
-//!   stream's tail ([`MAX_STREAM_TAIL_S`]); `output_tokens =
-//!   output_lens[i]`, at least 1;
+//!   file records latencies, which must then be no shorter than the
+//!   token times `ttfts[i] + sum(itls[i])` beyond the rounding of the
+//!   request's own clock readings ([`agreement_tolerance`]) and no longer
+//!   than them plus a stream's tail ([`MAX_STREAM_TAIL_S`]);
+//!   `output_tokens = output_lens[i]`, at least 1;
 //! - a failed request: `first_token_at = sent_at + ttfts[i]` when the
 //!   client recorded a first token (`ttfts[i] > 0`), else null;
 //!   `finished_at` null (the client records no end for a failure);
