@@ -446,3 +446,60 @@ fn a_stream_tail_after_the_last_token_is_honest() {
     });
     pp_ok(&[&"run", &"import", &t.run(), &"--point", &"rate-2", &tail]);
 }
+
+/// A request that timed out at the end of the run has no end in the
+/// client's file, so the records' last end came before the client stopped
+/// waiting for it: the completed rate "including drain" was 17.7 times the
+/// client's own. The window of such a point ends no earlier than the
+/// client's end of the benchmark (its first send plus `duration`).
+#[test]
+fn a_trailing_failure_does_not_shorten_the_window() {
+    let t = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    let mut duration = 0.0;
+    let file = edited(&t, &generated_vllm(), "rate-2.vllm.json", |v| {
+        let starts: Vec<f64> = v["start_times"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .collect();
+        let last = (0..starts.len())
+            .max_by(|a, b| starts[*a].total_cmp(&starts[*b]))
+            .unwrap();
+        v["errors"][last] = Value::from("Request Timeout");
+        v["ttfts"][last] = Value::from(0.0);
+        v["itls"][last] = Value::Array(vec![]);
+        v["latencies"][last] = Value::from(0.0);
+        duration = v["duration"].as_f64().unwrap() + 600.0;
+        v["duration"] = Value::from(duration);
+        // The summary the client computed from the original arrays is left
+        // out: this is a file whose arrays alone speak.
+        let keep = [
+            "date",
+            "duration",
+            "backend",
+            "model_id",
+            "tokenizer_id",
+            "num_prompts",
+        ];
+        v.as_object_mut()
+            .unwrap()
+            .retain(|k, x| x.is_array() || keep.contains(&k.as_str()));
+    });
+    pp_ok(&[&"run", &"import", &t.run(), &"--point", &"rate-2", &file]);
+    t.attest();
+    t.publish(false);
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    // The table's completed rate is the client's own: ok / duration (57
+    // ok of 60), not ok / (last end - first send), about 2 req/s.
+    let row = &o.report["table"]["rows"][0];
+    let rate: f64 = row[2].as_str().unwrap().parse().unwrap();
+    assert!(
+        (rate - 57.0 / duration).abs() <= 0.0005,
+        "{rate} {}",
+        o.report["table"]
+    );
+    let result = row[10].as_str().unwrap();
+    assert!(result.contains("2 timed out"), "{result}");
+}

@@ -165,6 +165,10 @@ pub struct Records {
     pub records: Vec<Record>,
     /// How the times were anchored, one clause.
     pub anchor: String,
+    /// Where a failed request has no end, the client's own end of the
+    /// benchmark on the records' clock (its first send plus `duration`),
+    /// no earlier than which the point's window ends.
+    pub window_end: Option<f64>,
 }
 
 impl Records {
@@ -372,6 +376,7 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
             anchor_precision_s: ANCHOR_PRECISION_S,
         });
     }
+    let window_end = client_end(obj, start, &offsets, kinds).map(|e| d + (e - t_end));
     let adjust = if p.anchor_adjust_s == 0.0 {
         String::new()
     } else {
@@ -379,6 +384,7 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
     };
     Ok(Records {
         records,
+        window_end,
         anchor: format!(
             "sent_at from start_times, the end of the last request anchored to the file's date {date} read at UTC{}{adjust}: one-second precision",
             p.utc_offset
@@ -465,6 +471,27 @@ fn per_token_floor(
     Ok(())
 }
 
+/// The client's own end of the benchmark, on its clock, where a failed
+/// request has no end of its own (so the last end the records show may
+/// come before the client stopped waiting for it): the first send plus
+/// the file's `duration`. `None` when every request has an end, or the
+/// file gives no usable `duration`.
+fn client_end(
+    obj: &ResultObject,
+    start: &[f64],
+    offsets: &[(Option<f64>, Option<f64>)],
+    kinds: &[RequestError],
+) -> Option<f64> {
+    let endless =
+        (0..start.len()).any(|i| kinds[i] != RequestError::None && offsets[i].1.is_none());
+    if !endless {
+        return None;
+    }
+    let duration = obj.num("duration").filter(|d| d.is_finite() && *d >= 0.0)?;
+    let first = start.iter().copied().fold(f64::INFINITY, f64::min);
+    Some(first + duration).filter(|e| *e <= MAX_CLOCK_S)
+}
+
 /// A count the reader has already checked to be a non-negative integer.
 fn count(v: f64) -> u64 {
     v as u64
@@ -543,6 +570,7 @@ impl RecordDeriver for PeerDeriver {
         let consistency = consistency(objects, file);
         Ok(Derived {
             records: records.render(),
+            window_end: records.window_end,
             count: records.records.len() as u64,
             anchor: records.anchor,
             consistency,

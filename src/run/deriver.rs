@@ -21,6 +21,10 @@ pub struct Derived {
     pub count: u64,
     /// How the send times were anchored to wall-clock time, one clause.
     pub anchor: String,
+    /// Where the file's failed requests have no end of their own, the
+    /// client's end of the benchmark on the records' clock: the point's
+    /// window ends no earlier.
+    pub window_end: Option<f64>,
     /// The file's own consistency (its summary fields recomputed from its
     /// per-request arrays): `Ok` with what was compared, or `Err` naming
     /// the fields that disagree.

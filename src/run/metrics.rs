@@ -183,6 +183,12 @@ impl MetricsAccumulator {
         Some((ttft, tpot_s, within))
     }
 
+    /// The window ends no earlier than `end` (a derived point whose failed
+    /// requests have no end: the client's own end of the benchmark).
+    pub fn end_no_earlier_than(&mut self, end: f64) {
+        self.last_finished = Some(self.last_finished.map_or(end, |l| l.max(end)));
+    }
+
     /// Sorts the vectors, computes percentiles and rates, drops the vectors.
     pub fn finish(self) -> PointMetrics {
         self.finish_with_series().0

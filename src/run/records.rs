@@ -320,6 +320,21 @@ pub fn read_client_records_limited(
     slo_tpot_s: f64,
     max_records: u64,
 ) -> io::Result<ClientSummary> {
+    let slo = (slo_ttft_s, slo_tpot_s);
+    read_records_ending(r, file, point, slo, max_records, None)
+}
+
+/// [`read_client_records_limited`] of records whose window ends no
+/// earlier than `window_end` (derived records whose failed requests have
+/// no end: the client's own end of the benchmark).
+pub fn read_records_ending(
+    r: &mut dyn Read,
+    file: &str,
+    point: &str,
+    (slo_ttft_s, slo_tpot_s): (f64, f64),
+    max_records: u64,
+    window_end: Option<f64>,
+) -> io::Result<ClientSummary> {
     let mut stopped = false;
     let mut problems = Problems::default();
     let mut duplicates = Problems::default();
@@ -444,22 +459,11 @@ pub fn read_client_records_limited(
         problems.push(p.clone());
     }
     problems.count += parse_problems.count - parse_problems.quoted.len() as u64;
-    let (metrics, series) = acc.finish_with_series();
-    let mut early_measured = Problems::default();
-    if let Some(w) = &last_warmup {
-        let mut early: Vec<(&str, &ClientId)> = ids
-            .iter()
-            .filter(|(_, c)| !c.warmup && c.sent_at <= w.at)
-            .collect();
-        early.sort_by(|a, b| a.1.sent_at.total_cmp(&b.1.sent_at));
-        for (id, c) in early {
-            let (at, line) = (c.sent_at, c.line);
-            early_measured.push(format!(
-                "measured request {id:?} ({file}:{line}, sent_at {at:.6}) was sent before warmup {:?} ({file}:{}, sent_at {:.6})",
-                w.id, w.line, w.at
-            ));
-        }
+    if let Some(end) = window_end {
+        acc.end_no_earlier_than(end);
     }
+    let (metrics, series) = acc.finish_with_series();
+    let early_measured = sent_before_warmup(&ids, last_warmup.as_ref(), file);
     Ok(ClientSummary {
         records,
         warmups,
@@ -477,6 +481,27 @@ pub fn read_client_records_limited(
         ok_output_tokens,
         large_tokens,
     })
+}
+
+/// The measured requests sent before the last warmup `w`, in send order.
+fn sent_before_warmup(ids: &IdMap<ClientId>, w: Option<&SendAt>, file: &str) -> Problems {
+    let mut early_measured = Problems::default();
+    let Some(w) = w else {
+        return early_measured;
+    };
+    let mut early: Vec<(&str, &ClientId)> = ids
+        .iter()
+        .filter(|(_, c)| !c.warmup && c.sent_at <= w.at)
+        .collect();
+    early.sort_by(|a, b| a.1.sent_at.total_cmp(&b.1.sent_at));
+    for (id, c) in early {
+        let (at, line) = (c.sent_at, c.line);
+        early_measured.push(format!(
+            "measured request {id:?} ({file}:{line}, sent_at {at:.6}) was sent before warmup {:?} ({file}:{}, sent_at {:.6})",
+            w.id, w.line, w.at
+        ));
+    }
+    early_measured
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use crate::run::deriver::{Comparing, DerivedPoint, IoGuard, RecordDeriver};
 use crate::run::journal::{journal_ids_to_read, read_journal_limited, JournalSummary};
 use crate::run::qualification::{Pins, Qualification};
 use crate::run::records::{
-    read_client_records_limited, records_to_read, ClientSummary, MAX_RUN_REQUESTS,
+    read_client_records_limited, read_records_ending, records_to_read, ClientSummary,
+    MAX_RUN_REQUESTS,
 };
 
 /// Largest file read whole (an attestation, the benchmark plan): the
@@ -654,13 +655,13 @@ impl Collector<'_> {
         let file = format!("{} (as derived from {rel})", p.client_records);
         let (ttft, tpot) = (self.plan.q.slo.ttft_s, self.plan.q.slo.tpot_s);
         let limit = records_to_read(p.requests, p.warmup);
-        let s = read_client_records_limited(
+        let s = read_records_ending(
             &mut d.records.as_slice(),
             &file,
             &p.name,
-            ttft,
-            tpot,
+            (ttft, tpot),
             limit,
+            d.window_end,
         )?;
         self.out.derived_clients.insert(i, s);
         self.out.derived.insert(i, Ok(DerivedPoint::of(d)));
