@@ -540,3 +540,46 @@ fn a_vllm_point_declaring_warmups_is_refused() {
     assert_eq!(o.code, 1, "{}", o.stdout);
     o.assert_fails("point:rate-2.source", "keeps no warmup in its result file");
 }
+
+/// A run verified on client records alone is "VERIFIED (client records
+/// only, no second witness)": its signed summary may not claim the level
+/// of a qualification every check of which held. It says the bundle track
+/// held qualified by what the evidence could not show.
+#[test]
+fn a_qualified_verdict_gives_a_qualified_summary_level() {
+    let t = Tour::published();
+    t.seal();
+    let key = t.path("auditor");
+    pp_ok(&[&"key", &"gen", &"-o", &key]);
+    let vsa = t.path("run.vsa.dsse.json");
+    let (code, out, err) = pp(&[
+        &"verify",
+        &t.bundle(),
+        &"--trust",
+        &trust(),
+        &"--publication",
+        &t.path("PUBLICATION.md"),
+        &"--vsa",
+        &vsa,
+        &"--vsa-key",
+        &t.path("auditor.key"),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("client records only, no second witness"), "{out}");
+    let env: Value = serde_json::from_slice(&std::fs::read(&vsa).unwrap()).unwrap();
+    use base64::Engine as _;
+    let payload = base64::engine::general_purpose::STANDARD
+        .decode(env["payload"].as_str().unwrap())
+        .unwrap();
+    let st: Value = serde_json::from_slice(&payload).unwrap();
+    let levels = &st["predicate"]["verifiedLevels"];
+    assert_eq!(st["predicate"]["verificationResult"], "PASSED");
+    assert!(
+        levels
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("PROOFPACK_BUNDLE_QUALIFIED"))
+            && !levels.as_array().unwrap().contains(&Value::from("PROOFPACK_BUNDLE")),
+        "{levels}"
+    );
+}

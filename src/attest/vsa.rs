@@ -36,6 +36,11 @@ pub const FAILED: &str = "FAILED";
 
 /// The bundle track: every check of the bundle and its qualification held.
 pub const LEVEL_BUNDLE: &str = "PROOFPACK_BUNDLE";
+/// The bundle track when the verdict is qualified by what the run's
+/// evidence could not show (client records with no second witness, host
+/// launch checks not bound to the run, token counts not bounded): every
+/// check that ran held, and those were not checked.
+pub const LEVEL_BUNDLE_QUALIFIED: &str = "PROOFPACK_BUNDLE_QUALIFIED";
 /// The bundle track with `--structure-only`: the bundle's structure (and
 /// seal) held; the qualification was not verified.
 pub const LEVEL_BUNDLE_STRUCTURE: &str = "PROOFPACK_BUNDLE_STRUCTURE";

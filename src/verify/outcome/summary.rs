@@ -2,11 +2,12 @@
 //! levels that held, one per track, from the verification's own report.
 
 use crate::attest::{
-    LEVEL_BUNDLE, LEVEL_BUNDLE_STRUCTURE, LEVEL_PINS, LEVEL_PUBLICATION, LEVEL_PUBLICATION_ALL,
-    LEVEL_SEAL,
+    LEVEL_BUNDLE, LEVEL_BUNDLE_QUALIFIED, LEVEL_BUNDLE_STRUCTURE, LEVEL_PINS, LEVEL_PUBLICATION,
+    LEVEL_PUBLICATION_ALL, LEVEL_SEAL,
 };
 use crate::bundle::SEAL_CHECK_ID;
 use crate::verify::inputs::Inputs;
+use crate::verify::outcome::verdict::{no_second_witness, unbound};
 use crate::verify::verification::SealState;
 use crate::verify::verification::Verification;
 
@@ -15,6 +16,9 @@ impl Verification {
     /// each the highest of its track; none when the verification failed.
     ///
     /// - bundle: [`LEVEL_BUNDLE`] when the qualification was verified,
+    ///   [`LEVEL_BUNDLE_QUALIFIED`] when its verdict is qualified by what the
+    ///   evidence could not show (the qualifiers of
+    ///   [`no_second_witness`] and [`unbound`]),
     ///   [`LEVEL_BUNDLE_STRUCTURE`] under `--structure-only`;
     /// - seal: [`LEVEL_SEAL`] when a seal's signature was checked against
     ///   the trust roots and the `seal` check passed;
@@ -25,8 +29,11 @@ impl Verification {
         if !self.report.ok() {
             return Vec::new();
         }
+        let qualified = no_second_witness(self).is_some() || !unbound(self).is_empty();
         let mut levels = vec![if self.structure_only {
             LEVEL_BUNDLE_STRUCTURE
+        } else if qualified {
+            LEVEL_BUNDLE_QUALIFIED
         } else {
             LEVEL_BUNDLE
         }];
