@@ -565,7 +565,10 @@ fn a_qualified_verdict_gives_a_qualified_summary_level() {
         &t.path("auditor.key"),
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
-    assert!(out.contains("client records only, no second witness"), "{out}");
+    assert!(
+        out.contains("client records only, no second witness"),
+        "{out}"
+    );
     let env: Value = serde_json::from_slice(&std::fs::read(&vsa).unwrap()).unwrap();
     use base64::Engine as _;
     let payload = base64::engine::general_purpose::STANDARD
@@ -579,7 +582,57 @@ fn a_qualified_verdict_gives_a_qualified_summary_level() {
             .as_array()
             .unwrap()
             .contains(&Value::from("PROOFPACK_BUNDLE_QUALIFIED"))
-            && !levels.as_array().unwrap().contains(&Value::from("PROOFPACK_BUNDLE")),
+            && !levels
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("PROOFPACK_BUNDLE")),
         "{levels}"
     );
+}
+
+/// An exit-2 `verify` leaves no output of an earlier run that would speak
+/// for it: each output named on the command line is written for this run
+/// or removed; an output that names an input is never touched.
+#[test]
+fn a_verification_that_cannot_run_leaves_no_stale_output() {
+    let t = Tour::published();
+    let (html, junit) = (t.path("report.html"), t.path("junit.xml"));
+    let args = |pubn: &Path| -> Vec<std::ffi::OsString> {
+        vec![
+            "verify".into(),
+            t.run().into(),
+            "--trust".into(),
+            trust().into(),
+            "--publication".into(),
+            pubn.into(),
+            "--html".into(),
+            html.clone().into(),
+            "--junit".into(),
+            junit.clone().into(),
+        ]
+    };
+    let run = |a: Vec<std::ffi::OsString>| {
+        let refs: Vec<&dyn AsRef<std::ffi::OsStr>> =
+            a.iter().map(|x| x as &dyn AsRef<std::ffi::OsStr>).collect();
+        pp(&refs)
+    };
+    let (code, out, err) = run(args(&t.path("PUBLICATION.md")));
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(html.exists() && junit.exists());
+    let (code, _, err) = run(args(&t.path("missing.md")));
+    assert_eq!(code, 2, "{err}");
+    assert!(!html.exists() && !junit.exists(), "stale outputs left: {err}");
+    // An output that names an input is not removed.
+    let writeup = t.path("PUBLICATION.md");
+    let before = std::fs::read(&writeup).unwrap();
+    let (code, _, _) = run(vec![
+        "verify".into(),
+        t.run().into(),
+        "--publication".into(),
+        writeup.clone().into(),
+        "--html".into(),
+        writeup.clone().into(),
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(std::fs::read(&writeup).unwrap(), before);
 }

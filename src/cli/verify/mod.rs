@@ -4,6 +4,8 @@
 mod args;
 mod checklist;
 
+use std::path::{Path, PathBuf};
+
 use anyhow::{Context, Result};
 use proofpack::keys::TrustStore;
 use proofpack::run::qualification::Pins;
@@ -16,8 +18,61 @@ use super::filekind::{read_as, Want};
 use super::Ui;
 use args::load;
 
-/// Runs `proofpack verify`.
+/// Runs `proofpack verify`. When it cannot run (exit 2), the outputs named
+/// on the command line (`--html`, `--vsa`, `--junit`) that an earlier run
+/// left are removed, so that none of them speaks for this run: on any
+/// exit, each is written for this run or is not there.
 pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
+    let outputs: Vec<PathBuf> = [&args.html, &args.vsa, &args.junit.junit]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    let inputs: Vec<PathBuf> = [
+        Some(&args.target),
+        args.trust.as_ref(),
+        args.pins.as_ref(),
+        args.publication.as_ref(),
+        args.seal.as_ref(),
+        args.vsa_key.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect();
+    let result = verify_and_write(args, ui);
+    if result.is_err() {
+        for out in &outputs {
+            remove_stale(out, &inputs)?;
+        }
+    }
+    result
+}
+
+/// Removes `out`, an output an earlier run may have left, unless it is a
+/// directory or one of the `inputs` (then it was never this verb's to
+/// write). A link is removed itself, never what it points to.
+fn remove_stale(out: &Path, inputs: &[PathBuf]) -> Result<()> {
+    let Ok(meta) = std::fs::symlink_metadata(out) else {
+        return Ok(());
+    };
+    let same = |p: &PathBuf| match (std::fs::canonicalize(p), std::fs::canonicalize(out)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if meta.is_dir() || inputs.iter().any(same) {
+        return Ok(());
+    }
+    std::fs::remove_file(out).with_context(|| {
+        format!(
+            "{}: could not remove the output of an earlier run",
+            out.display()
+        )
+    })
+}
+
+fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     // The page's path is checked before the verification, not after it.
     if let Some(out) = &args.html {
         super::output::check_file(out, "--html - would mix the page with the verdict")?;
