@@ -3,9 +3,10 @@
 //! `publication_parse` and the stable replay test
 //! (tests/publication_fuzz_corpus.rs).
 
+use proofpack::publication::prose::read as read_statement;
 use proofpack::publication::Publication;
 use proofpack::run::qualification::Pins;
-use proofpack::verify::checks::published::{pins_from_publication, read_statement};
+use proofpack::verify::checks::published::pins_from_publication;
 
 /// Parses the bytes as a write-up (lossily decoded: the file reader refuses
 /// non-UTF-8, the parser must survive anything). Invariants beyond "no panic,

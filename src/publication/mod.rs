@@ -14,11 +14,15 @@
 //! [`Publication::parse`]; `types` the error type and the rows and cells as
 //! read; `find` classifies the tables and finds the bundle digest in the
 //! prose; `pinned` reads the pinned-inputs rows by their labels; `points`
-//! reads the measured-points rows by their headers.
+//! reads the measured-points rows by their headers; `statements` finds the
+//! statements of the prose, and `prose` and `prose_run` hold the closed
+//! grammars that read what a statement says.
 
 pub mod document;
 pub mod grammar;
 pub mod markdown;
+pub mod prose;
+pub mod prose_run;
 pub mod statements;
 pub mod values;
 

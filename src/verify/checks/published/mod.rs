@@ -22,8 +22,13 @@
 //! rows, with `attestations` comparing a row against every engine's
 //! attestation and `workload` the budgets and workload rows; `points` checks
 //! the measured-points cells; `row_pins` turns the rows into pins
-//! ([`pins_from_publication`]); `summary` counts what the verdict says of
-//! the publication ([`verdict_part`]).
+//! ([`pins_from_publication`]); `statements` checks each statement of the
+//! prose, as the publication layer's grammars read it
+//! ([`crate::publication::prose`]), `prose` dispatching it to its check
+//! and `prose_facts`, `prose_evidence` and `prose_inventory` comparing it
+//! against the evidence, or `bindings` as the publisher binds it;
+//! `summary` counts what the verdict says of the publication
+//! ([`verdict_part`]).
 
 use crate::digest::Sha256Digest;
 use crate::publication::{Pinned, Publication};
@@ -40,7 +45,6 @@ mod prose_evidence;
 mod prose_facts;
 mod prose_found;
 mod prose_inventory;
-mod prose_run;
 mod row_pins;
 mod statements;
 mod summary;
@@ -50,9 +54,6 @@ pub use bindings::locate as locate_bindings;
 pub use context::Context;
 use pinned::pinned_checks;
 use points::point_checks;
-pub use prose::{
-    read as read_statement, FormKind, Read, FORMS, GATES_FORM, PLAN_FORM, RESULT_FIRST, RESULT_REST,
-};
 pub use row_pins::{pins_from_publication, publication_has_pins, RowPins};
 pub use statements::statement_id as statement_check_id;
 pub use summary::verdict_part;

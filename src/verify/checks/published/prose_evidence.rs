@@ -8,12 +8,12 @@
 use serde_json::{json, Value};
 
 use crate::publication::grammar::Slot;
+use crate::publication::prose_run::Which;
 use crate::publication::Decimal;
 use crate::run::qualification::Status;
 use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_facts::derived_input;
 use crate::verify::checks::published::prose_found::{found, json_file, plan_of, Found};
-use crate::verify::checks::published::prose_run::Which;
 
 /// The direct probes' report the plan names: its path and its probes,
 /// each `{"from", "to", "status", "first_token_s"}`.

@@ -1,7 +1,8 @@
 //! What a check of one prose statement found ([`Found`]), and the
-//! benchmark plan the statement checks read: shared by the statement
-//! grammar's own checks (`prose`) and the checks of the facts it names
-//! (`prose_facts`), below both.
+//! benchmark plan the statement checks read: shared by the checks of what
+//! the prose grammars read (`prose`) and the checks of the facts a
+//! statement names (`prose_facts`, `prose_evidence`, `prose_inventory`),
+//! below them all.
 
 use serde_json::Value;
 

@@ -2,15 +2,16 @@
 //! each statement the publication layer found
 //! ([`crate::publication::statements`]) becomes a check
 //! `publication:statement:<line>[.<k>]` carrying `"source": {"line",
-//! "text"}`. A statement one of the closed grammars of [`prose`] reads is
-//! checked against the sealed evidence; any other is not checked (reason
-//! `not_read`, "no grammar reads it") and fails under `--require-all`.
+//! "text"}`. A statement one of the closed grammars of
+//! [`crate::publication::prose`] reads is checked against the sealed
+//! evidence ([`prose`]); any other is not checked (reason `not_read`, "no
+//! grammar reads it") and fails under `--require-all`.
 
+use crate::publication::prose::{self as grammar, Read};
 use crate::publication::{Publication, Statement};
 use crate::report::{Check, Reason, Report};
 use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose;
-use crate::verify::checks::published::prose::Read;
 
 /// What the detail of a statement no grammar reads says.
 pub const NOT_READ: &str = "no grammar of proofpack reads this statement";
@@ -26,7 +27,7 @@ pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>)
         let id = statement_id(s);
         let at = format!("{}:{}", p.origin, s.line);
         let bound = crate::verify::checks::published::bindings::bound(s, ctx.q);
-        let c = match prose::read(&s.text) {
+        let c = match grammar::read(&s.text) {
             Some(r) => check(id, &at, &r, p, ctx),
             // No grammar reads it, but the publisher bound it.
             None if !bound.is_empty() => {

@@ -3,13 +3,13 @@
 //! client's options, the derived-input rule's bound and margin, the direct
 //! probes, the live profiles, earlier full checkpoint manifests, the
 //! collector's per-point facts, the post-load check and the bundle's
-//! inventory. Each form consumes a whole statement (its final `.` aside)
-//! or the statement is not read; what each is checked against is in
-//! [`crate::verify::checks::published::prose_evidence`] and [`crate::verify::checks::published::prose_inventory`].
+//! inventory, each read into a [`RunRead`]. Each form consumes a whole
+//! statement (its final `.` aside) or the statement is not read; what each
+//! is checked against is decided by the qualify layer (`published`).
 
-use crate::publication::document::squash;
-use crate::publication::grammar::{statement_matches, Slot};
-use crate::publication::Decimal;
+use super::document::squash;
+use super::grammar::{statement_matches, Slot};
+use super::values::Decimal;
 
 /// Which point a per-point statement names.
 #[derive(Debug, Clone, PartialEq)]
