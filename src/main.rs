@@ -76,29 +76,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let ui = cli::Ui::new(&cli.global);
-    let result = match cli.command {
-        Command::Manifest(a) => cli::manifest::run_manifest(a, &ui),
-        Command::Check(a) => cli::manifest::run_check(a, &ui),
-        Command::Diff(a) => cli::manifest::run_diff(a, &ui),
-        Command::Key(a) => cli::key::run_key(a, &ui),
-        Command::Attest(a) => cli::attest::run_attest(a, &ui),
-        Command::Seal(a) => cli::seal::run_seal(a, &ui),
-        Command::Verify(a) => cli::verify::run_verify(a, &ui),
-        Command::Unpack(a) => cli::unpack::run_unpack(a, &ui),
-        Command::Pins(a) => cli::pins::run_pins(a, &ui),
-        Command::Shards(a) => cli::shards::run(a, &ui),
-        Command::Host(a) => cli::host::run_host(a, &ui),
-        Command::Report(a) => cli::report::run_report(a, &ui),
-        Command::Completions(a) => {
-            cli::docs::completions(a, <Cli as clap::CommandFactory>::command())
-        }
-        Command::Man(a) => cli::docs::man(a, <Cli as clap::CommandFactory>::command(), &ui),
-        Command::Fleet(a) => cli::host::run_fleet(a, &ui),
-        Command::Catalog(a) => cli::catalog::run_catalog(a, &ui),
-        Command::Results(a) => cli::results::run_results(a, &ui),
-        Command::Receipt(a) => cli::receipt::run_receipt(a, &ui),
-        Command::Run(a) => cli::run::run_run(a, &ui),
-        Command::Publish(a) => cli::publish::run_publish(a, &ui),
+    let result = match ui.check_catalog_path() {
+        Err(e) => Err(e),
+        Ok(()) => dispatch(cli.command, &ui),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),
@@ -106,5 +86,32 @@ fn main() -> ExitCode {
             ui.error(&e);
             ExitCode::from(proofpack::report::EXIT_ERROR as u8)
         }
+    }
+}
+
+fn dispatch(command: Command, ui: &cli::Ui) -> anyhow::Result<i32> {
+    match command {
+        Command::Manifest(a) => cli::manifest::run_manifest(a, ui),
+        Command::Check(a) => cli::manifest::run_check(a, ui),
+        Command::Diff(a) => cli::manifest::run_diff(a, ui),
+        Command::Key(a) => cli::key::run_key(a, ui),
+        Command::Attest(a) => cli::attest::run_attest(a, ui),
+        Command::Seal(a) => cli::seal::run_seal(a, ui),
+        Command::Verify(a) => cli::verify::run_verify(a, ui),
+        Command::Unpack(a) => cli::unpack::run_unpack(a, ui),
+        Command::Pins(a) => cli::pins::run_pins(a, ui),
+        Command::Shards(a) => cli::shards::run(a, ui),
+        Command::Host(a) => cli::host::run_host(a, ui),
+        Command::Report(a) => cli::report::run_report(a, ui),
+        Command::Completions(a) => {
+            cli::docs::completions(a, <Cli as clap::CommandFactory>::command())
+        }
+        Command::Man(a) => cli::docs::man(a, <Cli as clap::CommandFactory>::command(), ui),
+        Command::Fleet(a) => cli::host::run_fleet(a, ui),
+        Command::Catalog(a) => cli::catalog::run_catalog(a, ui),
+        Command::Results(a) => cli::results::run_results(a, ui),
+        Command::Receipt(a) => cli::receipt::run_receipt(a, ui),
+        Command::Run(a) => cli::run::run_run(a, ui),
+        Command::Publish(a) => cli::publish::run_publish(a, ui),
     }
 }

@@ -636,3 +636,22 @@ fn a_verification_that_cannot_run_leaves_no_stale_output() {
     assert_eq!(code, 2);
     assert_eq!(std::fs::read(&writeup).unwrap(), before);
 }
+
+/// `--catalog` naming a device, a FIFO or a directory is refused before
+/// SQLite opens it (SQLite would write its journal beside it).
+#[test]
+fn a_catalog_path_that_is_not_a_regular_file_is_refused() {
+    let t = Tour::new();
+    for path in [Path::new("/dev/null").to_path_buf(), t.path("")] {
+        let out = command()
+            .arg("--catalog")
+            .arg(&path)
+            .args(["catalog", "list"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+    assert!(!Path::new("/dev/null-journal").exists());
+}

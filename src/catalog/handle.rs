@@ -99,6 +99,12 @@ impl Catalog {
                     io::Error::other("is a directory; --catalog takes a file path"),
                 ));
             }
+            Ok(m) if !m.is_file() => {
+                return Err(io_err(
+                    path,
+                    io::Error::other("is not a regular file (a device, a FIFO or a socket); a catalog is a file"),
+                ));
+            }
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 use std::os::unix::fs::OpenOptionsExt;

@@ -59,6 +59,23 @@ pub struct Ui {
 }
 
 impl Ui {
+    /// The catalog's path is a regular file (a link to one is followed) or
+    /// absent: SQLite would open a device, a FIFO or a socket and write its
+    /// journal beside it, so such a path is refused before anything is
+    /// opened.
+    pub fn check_catalog_path(&self) -> anyhow::Result<()> {
+        let CatalogChoice::At(p) = &self.catalog else {
+            return Ok(());
+        };
+        match std::fs::metadata(p) {
+            Ok(m) if !m.is_file() => anyhow::bail!(
+                "--catalog {}: not a regular file (a directory, a device, a FIFO or a socket); the catalog is a file proofpack creates and keeps: name a file path",
+                p.display()
+            ),
+            _ => Ok(()),
+        }
+    }
+
     pub fn new(g: &GlobalArgs) -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let err_tty = std::io::stderr().is_terminal();
