@@ -26,8 +26,8 @@ use crate::peers::detect;
 use crate::peers::json::Scalar;
 use crate::peers::results::{parse_results, ResultObject};
 use crate::publication::slug;
+use crate::run::plan::{Arrival, BenchmarkPlan};
 use crate::run::qualification::{DERIVE_RULES, MAX_SMALL_FILE};
-use crate::verify::checks::plan::{Arrival, BenchmarkPlan};
 
 /// Largest result file imported (it is read whole, then kept in the run).
 pub const MAX_RESULT_FILE: u64 = 2 << 30;

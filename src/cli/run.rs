@@ -9,8 +9,8 @@ use proofpack::adopt::import::{import_results, ImportFormat, ImportResults};
 use proofpack::adopt::journal::import_journal;
 use proofpack::adopt::scaffold::{new_run, parse_point, parse_slo, NewRun, PlanSource};
 use proofpack::report::EXIT_OK;
+use proofpack::run::plan::Arrival;
 use proofpack::run::qualification::{Slo, MAX_SMALL_FILE};
-use proofpack::verify::checks::plan::Arrival;
 
 use super::Ui;
 
