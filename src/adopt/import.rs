@@ -174,7 +174,7 @@ pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, Ad
             r.point
         )));
     };
-    let bytes = crate::manifest::read_capped(r.file, MAX_RESULT_FILE)
+    let bytes = crate::capped::read_capped(r.file, MAX_RESULT_FILE)
         .map_err(|e| AdoptError::Refused(e.to_string()))?;
     let origin = r.file.display().to_string();
     let objects = parse_results(bytes.as_slice(), r.file).map_err(AdoptError::Results)?;

@@ -160,7 +160,7 @@ pub fn run_run(a: RunArgs, ui: &Ui) -> Result<i32> {
 fn run_new(a: NewArgs, ui: &Ui) -> Result<i32> {
     let plan = match &a.plan {
         Some(p) => PlanSource::Given {
-            bytes: proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?,
+            bytes: proofpack::capped::read_capped(p, MAX_SMALL_FILE)?,
             origin: p.display().to_string(),
         },
         None => {
