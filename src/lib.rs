@@ -12,10 +12,10 @@
 //!    proofpack trusts, the one size-capped whole read, and numpy's
 //!    statistics reproduced to the bit.
 //! 2. [`manifest`]: content-addressed manifests of file sets;
-//!    [`publication`]: a published write-up's tables and statements, read
-//!    (uses `manifest`'s capped read); [`partition`]: one tree hashed in
-//!    parts on many machines, and merged (uses `manifest`); [`html`]: the
-//!    report as one self-contained page, drawn from the JSON report;
+//!    [`publication`]: a published write-up's tables and statements,
+//!    read; [`partition`]: one tree hashed in parts on many machines, and
+//!    merged (uses `manifest`); [`html`]: the report as one self-contained
+//!    page, drawn from the JSON report;
 //!    [`keys`]: Ed25519 keys, key ids, the trust file and the one strict
 //!    signature check; [`attest`]: DSSE envelopes and in-toto Statements
 //!    (uses `keys`); [`safetensors`]: shard headers and the shard index,

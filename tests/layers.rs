@@ -40,7 +40,6 @@ fn layer_of(module: &str) -> Option<u8> {
 const SAME_LAYER_ALLOWED: &[(&str, &str)] = &[
     ("attest", "keys"),
     ("digest", "progress"),
-    ("publication", "manifest"),
     ("partition", "manifest"),
     ("manifest", "safetensors"),
     ("bagit", "bundle"),

@@ -26,8 +26,8 @@ use crate::peers::detect;
 use crate::peers::json::Scalar;
 use crate::peers::results::{parse_results, ResultObject};
 use crate::publication::slug;
+use crate::run::plan::{Arrival, BenchmarkPlan};
 use crate::run::qualification::{DERIVE_RULES, MAX_SMALL_FILE};
-use crate::verify::checks::plan::{Arrival, BenchmarkPlan};
 
 /// Largest result file imported (it is read whole, then kept in the run).
 pub const MAX_RESULT_FILE: u64 = 2 << 30;
@@ -174,7 +174,7 @@ pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, Ad
             r.point
         )));
     };
-    let bytes = crate::manifest::read_capped(r.file, MAX_RESULT_FILE)
+    let bytes = crate::capped::read_capped(r.file, MAX_RESULT_FILE)
         .map_err(|e| AdoptError::Refused(e.to_string()))?;
     let origin = r.file.display().to_string();
     let objects = parse_results(bytes.as_slice(), r.file).map_err(AdoptError::Results)?;

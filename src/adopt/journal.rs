@@ -251,7 +251,7 @@ pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImpo
             "point {name:?} has no imported result file yet; import it first (run import DIR --point {name} FILE), so that the log's requests can be matched to its records"
         )));
     };
-    let bytes = crate::manifest::read_capped(log, MAX_RESULT_FILE)
+    let bytes = crate::capped::read_capped(log, MAX_RESULT_FILE)
         .map_err(|e| AdoptError::Refused(e.to_string()))?;
     let parsed = parse_log(log, &bytes, &src.request_id_prefix)?;
     let (other, without_id) = (parsed.other, parsed.without_id);

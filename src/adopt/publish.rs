@@ -331,7 +331,7 @@ fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, u64)>, A
     names.sort();
     for p in names.iter().filter(|p| p.is_file()) {
         let bytes =
-            crate::manifest::read_capped(p, 1 << 30).map_err(|e| AdoptError::Run(e.to_string()))?;
+            crate::capped::read_capped(p, 1 << 30).map_err(|e| AdoptError::Run(e.to_string()))?;
         if Sha256Digest::of_bytes(&bytes) == *d {
             let c = crate::manifest::EntryCounter::of(&bytes);
             return Ok(Some((c.files(), c.shards())));

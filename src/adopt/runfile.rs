@@ -24,7 +24,7 @@ impl RunFile {
     /// Reads and validates `qualification.json` of `root`.
     pub fn load(root: &Path) -> Result<RunFile, AdoptError> {
         let path = root.join(QUALIFICATION_FILE);
-        let bytes = crate::manifest::read_capped(&path, MAX_SMALL_FILE).map_err(|e| {
+        let bytes = crate::capped::read_capped(&path, MAX_SMALL_FILE).map_err(|e| {
             AdoptError::Run(format!(
                 "{}: {e} (is {} a run directory made by `proofpack run new`?)",
                 path.display(),
@@ -125,5 +125,5 @@ pub fn write_file(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), AdoptError
 /// Reads a file of the run whole (at most `cap` bytes).
 pub fn read_file(root: &Path, rel: &str, cap: u64) -> Result<Vec<u8>, AdoptError> {
     let path = root.join(rel);
-    crate::manifest::read_capped(&path, cap).map_err(|e| AdoptError::Run(format!("{e}")))
+    crate::capped::read_capped(&path, cap).map_err(|e| AdoptError::Run(format!("{e}")))
 }

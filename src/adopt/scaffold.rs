@@ -23,9 +23,9 @@ use serde_json::{json, Value};
 use super::runfile::write_file;
 use super::AdoptError;
 use crate::manifest::validate_path;
+use crate::run::plan::{Arrival, BenchmarkPlan, PlanPoint};
 use crate::run::qualification::QUALIFICATION_FILE;
 use crate::run::qualification::{Slo, QUALIFICATION_SCHEMA};
-use crate::verify::checks::plan::{Arrival, BenchmarkPlan, PlanPoint};
 
 /// Where the plan is kept in a run.
 pub const PLAN_FILE: &str = "inputs/benchmark-plan.json";

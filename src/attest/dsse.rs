@@ -2,7 +2,7 @@
 //! ([`pae`]), the base64 the spec allows ([`decode_base64`]), the envelope
 //! as it is read, and reading an envelope file with its size cap.
 
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
@@ -108,10 +108,7 @@ pub fn read_envelope_file(path: &Path) -> io::Result<Vec<u8>> {
             "is a directory, expected an envelope file",
         ));
     }
-    let mut buf = Vec::new();
-    f.take(ENVELOPE_MAX_BYTES as u64 + 1)
-        .read_to_end(&mut buf)?;
-    Ok(buf)
+    crate::capped::read_past_cap(f, ENVELOPE_MAX_BYTES as u64)
 }
 
 #[cfg(test)]

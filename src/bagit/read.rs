@@ -50,12 +50,8 @@ fn read_tag(path: &Path) -> Result<Option<Vec<u8>>, BagError> {
         Ok(m) if !m.is_file() => return Ok(Some(Vec::new())), // reported by bag.structure
         Ok(_) => {}
     }
-    let mut buf = Vec::new();
-    fs::File::open(path)
-        .map_err(io(path))?
-        .take(MAX_TAG_FILE + 1)
-        .read_to_end(&mut buf)
-        .map_err(io(path))?;
+    let f = fs::File::open(path).map_err(io(path))?;
+    let buf = crate::capped::read_past_cap(f, MAX_TAG_FILE).map_err(io(path))?;
     Ok(Some(buf))
 }
 

@@ -6,7 +6,6 @@
 //! against MANIFEST, and the caller compares the two.
 
 use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 use flate2::read::GzDecoder;
@@ -49,9 +48,7 @@ pub fn read_ahead(path: &Path, cap: u64) -> Option<Vec<u8>> {
     {
         return None;
     }
-    let mut out = Vec::new();
-    (&mut second).take(cap + 1).read_to_end(&mut out).ok()?;
-    (out.len() as u64 <= cap).then_some(out)
+    crate::capped::read_to_cap(&mut second, cap).ok()?
 }
 
 #[cfg(test)]

@@ -581,7 +581,7 @@ pub(crate) fn verify_path_with_sink(
 fn sidecar_check(side: &Path, actual: Option<Sha256Digest>) -> Check {
     let id = "bundle.sha256";
     let name = side.display().to_string();
-    let text = match manifest::read_capped(side, 1 << 16) {
+    let text = match crate::capped::read_capped(side, 1 << 16) {
         Ok(t) => t,
         Err(e) => return Check::fail(id, format!("{name} cannot be read: {e}")),
     };

@@ -21,8 +21,9 @@ use super::types::{io_err, BundleError, SealOptions, Sealed, MANIFEST_NAME, MAX_
 use ed25519_dalek::SigningKey;
 
 use crate::atomic::AtomicFile;
+use crate::capped::read_capped;
 use crate::digest::{Hasher, Sha256Digest, READ_BUFFER};
-use crate::manifest::{self, BuildOptions, Manifest};
+use crate::manifest::{self, BuildOptions, Manifest, ManifestError};
 use crate::progress::Progress;
 
 pub use crate::timefmt::rfc3339_utc;
@@ -102,7 +103,7 @@ fn qualification_name(run_dir: &Path) -> Result<Option<String>, BundleError> {
     if !p.is_file() {
         return Ok(None);
     }
-    let bytes = manifest::read_capped(&p, 64 << 20)?;
+    let bytes = read_capped(&p, 64 << 20).map_err(ManifestError::from)?;
     let v: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) => return Ok(None),
@@ -406,7 +407,7 @@ fn seal_impl(
     let m = Manifest::from_entries(entries, &run_dir.display().to_string())?;
     let text = m.canonical_text();
     if let Some(p) = existing_manifest {
-        let have = manifest::read_capped(&p, manifest::MAX_MANIFEST_BYTES)?;
+        let have = read_capped(&p, manifest::MAX_MANIFEST_BYTES).map_err(ManifestError::from)?;
         if have != text.as_bytes() {
             return Err(BundleError::StaleManifest { path: p });
         }

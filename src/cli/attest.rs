@@ -149,7 +149,7 @@ pub fn run_attest(a: AttestArgs, ui: &Ui) -> Result<i32> {
 }
 
 fn read_json_object(path: &Path, what: &str) -> Result<Value> {
-    let bytes = proofpack::manifest::read_capped(path, PREDICATE_MAX_BYTES)?;
+    let bytes = proofpack::capped::read_capped(path, PREDICATE_MAX_BYTES)?;
     keys::reject_duplicate_json_keys(&bytes)
         .with_context(|| format!("{what} {}: not valid JSON", path.display()))?;
     let v: Value = serde_json::from_slice(&bytes)

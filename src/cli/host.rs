@@ -196,7 +196,7 @@ pub fn run_host(a: HostArgs, ui: &Ui) -> Result<i32> {
         }
         Some(s) => Some(ConfigSource::File(PathBuf::from(s))),
     };
-    let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
+    let fleet_bytes = proofpack::capped::read_capped(&a.fleet, 16 << 20)
         .with_context(|| format!("cannot read the fleet file {}", a.fleet.display()))?;
     let fleet_hosts = FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())?;
     if !fleet_hosts.hosts.contains(&a.host) {
@@ -264,8 +264,8 @@ pub fn run_fleet(a: FleetArgs, ui: &Ui) -> Result<i32> {
             a.trust.display()
         );
     }
-    let fleet_bytes = proofpack::manifest::read_capped(&a.fleet, 16 << 20)
-        .context("cannot read the fleet file")?;
+    let fleet_bytes =
+        proofpack::capped::read_capped(&a.fleet, 16 << 20).context("cannot read the fleet file")?;
     let hosts = super::filekind::read_as(&a.fleet, "--fleet", Want::Fleet, || {
         FleetHosts::parse(&fleet_bytes, &a.fleet.display().to_string())
     })?;

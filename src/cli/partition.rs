@@ -49,9 +49,8 @@ pub fn run(c: ManifestCommand, ui: &Ui) -> Result<i32> {
     }
     let mut parts = Vec::new();
     for p in &a.parts {
-        let bytes =
-            proofpack::manifest::read_capped(p, proofpack::manifest::MAX_MANIFEST_BYTES * 4)
-                .with_context(|| format!("cannot read the part {}", p.display()))?;
+        let bytes = proofpack::capped::read_capped(p, proofpack::manifest::MAX_MANIFEST_BYTES * 4)
+            .with_context(|| format!("cannot read the part {}", p.display()))?;
         parts.push((
             p.display().to_string(),
             Part::parse(&bytes, &p.display().to_string())?,

@@ -39,7 +39,7 @@ pub fn run_publish(a: PublishArgs, ui: &Ui) -> Result<i32> {
     let template = match &a.template {
         None => None,
         Some(p) => {
-            let bytes = proofpack::manifest::read_capped(p, MAX_PUBLICATION_BYTES)
+            let bytes = proofpack::capped::read_capped(p, MAX_PUBLICATION_BYTES)
                 .context("cannot read the template")?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| anyhow::anyhow!("{}: not UTF-8", p.display()))?;
@@ -62,7 +62,7 @@ pub fn run_publish(a: PublishArgs, ui: &Ui) -> Result<i32> {
     let trust = match &a.trust {
         None => None,
         Some(p) => {
-            let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?;
+            let bytes = proofpack::capped::read_capped(p, MAX_SMALL_FILE)?;
             Some(
                 TrustStore::parse(&bytes, &p.display().to_string())
                     .with_context(|| format!("cannot use the trust file {}", p.display()))?,

@@ -21,7 +21,7 @@ pub struct ReportArgs {
 pub fn run_report(a: ReportArgs, ui: &Ui) -> Result<i32> {
     super::output::check(&a.output)?;
     let bytes =
-        proofpack::manifest::read_capped(&a.report, 256 << 20).context("cannot read the report")?;
+        proofpack::capped::read_capped(&a.report, 256 << 20).context("cannot read the report")?;
     let json: serde_json::Value = serde_json::from_slice(&bytes)
         .with_context(|| format!("{}: not JSON", a.report.display()))?;
     let html = proofpack::html::render(&json).with_context(|| a.report.display().to_string())?;

@@ -101,7 +101,7 @@ fn check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     let qualification = match &a.claims {
         None => None,
         Some(p) => {
-            let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)
+            let bytes = proofpack::capped::read_capped(p, MAX_SMALL_FILE)
                 .with_context(|| format!("cannot read the qualification {}", p.display()))?;
             Some(
                 Qualification::parse(&bytes)

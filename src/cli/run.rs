@@ -9,8 +9,8 @@ use proofpack::adopt::import::{import_results, ImportFormat, ImportResults};
 use proofpack::adopt::journal::import_journal;
 use proofpack::adopt::scaffold::{new_run, parse_point, parse_slo, NewRun, PlanSource};
 use proofpack::report::EXIT_OK;
+use proofpack::run::plan::Arrival;
 use proofpack::run::qualification::{Slo, MAX_SMALL_FILE};
-use proofpack::verify::checks::plan::Arrival;
 
 use super::Ui;
 
@@ -160,7 +160,7 @@ pub fn run_run(a: RunArgs, ui: &Ui) -> Result<i32> {
 fn run_new(a: NewArgs, ui: &Ui) -> Result<i32> {
     let plan = match &a.plan {
         Some(p) => PlanSource::Given {
-            bytes: proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?,
+            bytes: proofpack::capped::read_capped(p, MAX_SMALL_FILE)?,
             origin: p.display().to_string(),
         },
         None => {

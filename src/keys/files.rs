@@ -2,7 +2,7 @@
 //! public key from one, and generating a key pair on disk.
 
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -35,16 +35,11 @@ pub fn read_key_file(path: &Path) -> Result<Vec<u8>, KeyError> {
             ),
         });
     }
-    let mut buf = Vec::new();
-    f.take(KEY_FILE_MAX_BYTES + 1)
-        .read_to_end(&mut buf)
-        .map_err(io_err(path))?;
-    if buf.len() as u64 > KEY_FILE_MAX_BYTES {
-        return Err(KeyError::TooLarge {
+    crate::capped::read_to_cap(f, KEY_FILE_MAX_BYTES)
+        .map_err(io_err(path))?
+        .ok_or_else(|| KeyError::TooLarge {
             path: path.to_path_buf(),
-        });
-    }
-    Ok(buf)
+        })
 }
 
 fn utf8<'a>(bytes: &'a [u8], origin: &str) -> Result<&'a str, KeyError> {

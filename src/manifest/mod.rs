@@ -50,7 +50,7 @@ pub use emit::{build_each, Emitted};
 pub use hash::{
     build, hash_files, hash_found, header_digests, with_threads, BuildOptions, HashCache,
 };
-pub use parse::{read_capped, Format};
+pub use parse::Format;
 pub use render::{canonical_line, json_entry, json_head, json_tail, sha256sum_line};
 pub use sorted_walk::{SortedEntry, SortedWalk};
 pub use stream::{

@@ -3,7 +3,6 @@
 //! tool wrote, the strict one for a bundle's canonical MANIFEST, and capped
 //! reads of manifest files.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -274,7 +273,7 @@ impl Manifest {
 
     /// Reads a manifest file (any format, or the given one).
     pub fn read_file(path: &Path, format: Option<Format>) -> Result<(Self, Format), ManifestError> {
-        let bytes = read_capped(path, MAX_MANIFEST_BYTES)?;
+        let bytes = crate::capped::read_capped(path, MAX_MANIFEST_BYTES)?;
         Self::parse(&bytes, format, &path.display().to_string())
     }
 }
@@ -300,20 +299,6 @@ pub(super) fn unescape_sha256sum(s: &str) -> Result<String, String> {
         }
     }
     Ok(out)
-}
-
-/// Reads a whole file, refusing one larger than `cap` bytes.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ManifestError> {
-    let io_err = |source| ManifestError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let f = fs::File::open(path).map_err(io_err)?;
-    crate::capped::read_to_cap(f, cap)
-        .map_err(io_err)?
-        .ok_or_else(|| ManifestError::TooLarge {
-            path: path.to_path_buf(),
-        })
 }
 
 #[cfg(test)]

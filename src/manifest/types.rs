@@ -125,6 +125,19 @@ pub enum ManifestError {
     },
 }
 
+// A capped file read says the manifest limit when a file is too large,
+// as the manifest's own error does.
+const _: () = assert!(crate::capped::NAMED_LIMIT == MAX_MANIFEST_BYTES);
+
+impl From<crate::capped::CappedError> for ManifestError {
+    fn from(e: crate::capped::CappedError) -> ManifestError {
+        match e {
+            crate::capped::CappedError::Io { path, source } => ManifestError::Io { path, source },
+            crate::capped::CappedError::TooLarge { path, .. } => ManifestError::TooLarge { path },
+        }
+    }
+}
+
 /// `"path": why; ...` for at most 20 problems, then how many more.
 pub fn describe_problems(problems: &[(String, String)]) -> String {
     let mut s = String::new();

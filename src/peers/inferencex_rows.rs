@@ -332,7 +332,7 @@ pub fn read_row(
     query: &RowQuery,
 ) -> Result<Row, RowError> {
     let name = path.display().to_string();
-    let bytes = crate::manifest::read_capped(path, MAX_ROW_FILE).map_err(|e| RowError::Read {
+    let bytes = crate::capped::read_capped(path, MAX_ROW_FILE).map_err(|e| RowError::Read {
         path: name.clone(),
         message: e.to_string(),
     })?;

@@ -75,20 +75,16 @@ impl Publication {
     /// Reads a write-up file.
     pub fn read(path: &Path) -> Result<Publication, PublicationError> {
         let bytes =
-            crate::manifest::read_capped(path, MAX_PUBLICATION_BYTES).map_err(|e| match e {
-                crate::manifest::ManifestError::TooLarge { .. } => PublicationError::Unreadable {
+            crate::capped::read_capped(path, MAX_PUBLICATION_BYTES).map_err(|e| match e {
+                crate::capped::CappedError::TooLarge { .. } => PublicationError::Unreadable {
                     path: path.into(),
                     reason: format!(
                         "larger than {MAX_PUBLICATION_BYTES} bytes; this is not a write-up"
                     ),
                 },
-                crate::manifest::ManifestError::Io { source, .. } => PublicationError::Io {
+                crate::capped::CappedError::Io { source, .. } => PublicationError::Io {
                     path: path.into(),
                     source,
-                },
-                other => PublicationError::Unreadable {
-                    path: path.into(),
-                    reason: other.to_string(),
                 },
             })?;
         let digest = Sha256Digest::of_bytes(&bytes);

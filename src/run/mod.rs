@@ -9,6 +9,8 @@
 //!   memory; [`journal`]: router journals read line by line; [`idmap`]: the
 //!   request-id map sized for millions of ids; [`sniff`]: request records
 //!   found in files the qualification does not declare;
+//! - [`plan`]: the benchmark plan the client was told to run, read
+//!   leniently but strict in the fields proofpack uses;
 //! - [`metrics`]: a point's metrics recomputed from its records;
 //! - [`deriver`]: the interface through which a point's records are derived
 //!   again from the benchmark client's own result file.
@@ -18,6 +20,7 @@ pub mod deriver;
 pub mod idmap;
 pub mod journal;
 pub mod metrics;
+pub mod plan;
 pub mod qualification;
 pub mod record;
 pub mod records;

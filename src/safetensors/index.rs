@@ -87,22 +87,17 @@ impl Index {
 
     /// Reads an index file (at most [`MAX_INDEX_BYTES`]).
     pub fn read(path: &Path) -> Result<Index, SafetensorsError> {
-        use std::io::Read;
         let io = |source| SafetensorsError::Io {
             path: path.to_path_buf(),
             source,
         };
         let f = std::fs::File::open(path).map_err(io)?;
-        let mut bytes = Vec::new();
-        f.take(MAX_INDEX_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(io)?;
-        if bytes.len() as u64 > MAX_INDEX_BYTES {
-            return Err(SafetensorsError::TooLarge {
+        let bytes = crate::capped::read_to_cap(f, MAX_INDEX_BYTES)
+            .map_err(io)?
+            .ok_or_else(|| SafetensorsError::TooLarge {
                 path: path.to_path_buf(),
                 limit: MAX_INDEX_BYTES,
-            });
-        }
+            })?;
         Index::parse(&bytes, path)
     }
 }

@@ -96,7 +96,7 @@ pub fn load<T>(
         return Ok((None, None));
     };
     read_as(p, flag, want, || {
-        let bytes = proofpack::manifest::read_capped(p, MAX_SMALL_FILE)?;
+        let bytes = proofpack::capped::read_capped(p, MAX_SMALL_FILE)?;
         let value = parse(&bytes, &p.display().to_string())?;
         Ok::<_, anyhow::Error>((Some(value), Some(Sha256Digest::of_bytes(&bytes))))
     })

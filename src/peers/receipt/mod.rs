@@ -101,7 +101,7 @@ pub fn check_receipt_bytes(
     Ok((out, r))
 }
 
-fn read_err(path: &Path) -> impl Fn(crate::manifest::ManifestError) -> ReceiptError + '_ {
+fn read_err(path: &Path) -> impl Fn(crate::capped::CappedError) -> ReceiptError + '_ {
     move |e| ReceiptError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -119,11 +119,11 @@ pub fn verify_receipt_dir(dir: &Path, pin: Option<&str>) -> Result<Report, Recei
             path: dir.to_path_buf(),
         });
     }
-    let bytes = crate::manifest::read_capped(&rpath, MAX_RECEIPT).map_err(read_err(&rpath))?;
+    let bytes = crate::capped::read_capped(&rpath, MAX_RECEIPT).map_err(read_err(&rpath))?;
     let spath = dir.join("receipt.sha256");
     let sha = match std::fs::symlink_metadata(&spath) {
         Ok(m) if m.is_file() => {
-            Some(crate::manifest::read_capped(&spath, 4096).map_err(read_err(&spath))?)
+            Some(crate::capped::read_capped(&spath, 4096).map_err(read_err(&spath))?)
         }
         _ => None,
     };

@@ -56,7 +56,7 @@ fn read_member(
     if !md.is_file() {
         return Err(format!("{name}/{path} is not a regular file"));
     }
-    let bytes = crate::manifest::read_capped(&file, MAX_MEMBER_JSON).map_err(|e| e.to_string())?;
+    let bytes = crate::capped::read_capped(&file, MAX_MEMBER_JSON).map_err(|e| e.to_string())?;
     reject_duplicate_json_keys(&bytes).map_err(|e| format!("{name}/{path}: {e}"))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("{name}/{path}: not JSON: {e}"))
 }

@@ -150,7 +150,7 @@ fn qualified_fleet(report: &mut Report, run: &Run<'_>, hosts: &[String]) -> Expe
     let plan_fleet = run.plan.plan_file.as_deref().and_then(|pf| {
         run.small_file(pf)
             .ok()
-            .and_then(|b| crate::verify::checks::plan::BenchmarkPlan::parse(b, pf).ok())
+            .and_then(|b| crate::run::plan::BenchmarkPlan::parse(b, pf).ok())
             .and_then(|p| p.fleet)
             .map(|f| (pf, f))
     });

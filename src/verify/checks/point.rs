@@ -9,10 +9,11 @@ use crate::report::{Check, Reason, Report};
 use crate::run::idmap::IdMap;
 use crate::run::journal::{timing_problem, JournalSummary, PointEvents};
 use crate::run::metrics::PointMetrics;
+use crate::run::plan::Arrival;
 use crate::run::qualification;
 use crate::run::qualification::{Claim, Qualification, Status, MIN_SIGNIFICANT_DIGITS};
 use crate::run::records::{ClientSummary, Problems};
-use crate::verify::checks::plan::{rate_tolerance, Arrival, PlanFacts};
+use crate::verify::checks::plan::{rate_tolerance, PlanFacts};
 use crate::verify::evidence::context::Run;
 
 /// Checks that need readable client records, in report order.

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::digest::Sha256Digest;
 use crate::report::Check;
+use crate::run::plan::BenchmarkPlan;
 use crate::strictjson::reject_duplicate_json_keys;
-use crate::verify::checks::plan::BenchmarkPlan;
 use crate::verify::checks::published::context::{unmapped, Context};
 use crate::verify::evidence::context::file_problem;
 

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::verify::checks::plan::BenchmarkPlan;
+use crate::run::plan::BenchmarkPlan;
 use crate::verify::checks::published::context::Context;
 
 /// What a check of a statement found.
