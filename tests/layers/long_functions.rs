@@ -16,5 +16,4 @@ pub const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("src/safetensors/index.rs", "check", 243),
     ("src/verify/checks/pins.rs", "digest_pin", 169),
     ("src/verify/checks/published/points.rs", "point_checks", 216),
-    ("src/verify/source/bundle.rs", "verify_bundle_file", 246),
 ];
