@@ -621,7 +621,10 @@ fn a_verification_that_cannot_run_leaves_no_stale_output() {
     assert!(html.exists() && junit.exists());
     let (code, _, err) = run(args(&t.path("missing.md")));
     assert_eq!(code, 2, "{err}");
-    assert!(!html.exists() && !junit.exists(), "stale outputs left: {err}");
+    assert!(
+        !html.exists() && !junit.exists(),
+        "stale outputs left: {err}"
+    );
     // An output that names an input is not removed.
     let writeup = t.path("PUBLICATION.md");
     let before = std::fs::read(&writeup).unwrap();
@@ -654,4 +657,72 @@ fn a_catalog_path_that_is_not_a_regular_file_is_refused() {
         assert!(err.contains("not a regular file"), "{err}");
     }
     assert!(!Path::new("/dev/null-journal").exists());
+}
+
+/// `run import` never writes through a link planted in the run directory:
+/// a records file or a directory that is a link is refused (exit 2) and
+/// the file it names, outside the run, is unchanged.
+#[test]
+fn run_import_writes_through_no_planted_link() {
+    let t = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    let outside = t.path("outside.txt");
+    std::fs::write(&outside, b"precious\n").unwrap();
+    std::fs::create_dir_all(t.in_run("points/rate-2")).unwrap();
+    std::os::unix::fs::symlink(&outside, t.in_run("points/rate-2/client.jsonl")).unwrap();
+    let import = || {
+        pp(&[
+            &"run",
+            &"import",
+            &t.run(),
+            &"--point",
+            &"rate-2",
+            &generated_vllm(),
+        ])
+    };
+    let (code, _, err) = import();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("never through a link it did not make"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&outside).unwrap(), b"precious\n");
+    assert!(
+        !t.in_run("inputs/rate-2.vllm.json").exists(),
+        "all or nothing: no file written before the refusal"
+    );
+    // A linked directory: the write would land in the directory it names.
+    std::fs::remove_file(t.in_run("points/rate-2/client.jsonl")).unwrap();
+    std::fs::remove_dir(t.in_run("points/rate-2")).unwrap();
+    let elsewhere = t.path("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, t.in_run("points/rate-2")).unwrap();
+    let (code, _, err) = import();
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+/// `publish` with an `-o` it cannot write changes nothing: the run's
+/// qualification.json keeps its bytes.
+#[test]
+fn publish_to_an_unwritable_output_changes_nothing() {
+    let t = Tour::new();
+    t.import_both();
+    t.attest();
+    let before = std::fs::read(t.in_run("qualification.json")).unwrap();
+    let locked = t.path("locked");
+    std::fs::create_dir(&locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let out = locked.join("PUBLICATION.md");
+    let missing = t.path("no-such-dir/PUBLICATION.md");
+    for o in [&missing, &out] {
+        // root may write a 0555 directory: only the missing directory is
+        // sure to fail there.
+        if o == &out && std::fs::write(locked.join("probe"), b"").is_ok() {
+            continue;
+        }
+        let (code, _, err) = pp(&[&"publish", &t.run(), &"-o", o]);
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(std::fs::read(t.in_run("qualification.json")).unwrap(), before);
+    }
 }

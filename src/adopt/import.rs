@@ -19,7 +19,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::derive::{consistency, derive, single, Params, Records};
-use super::runfile::{read_file, write_file, RunFile};
+use super::runfile::{read_file, writable, write_file, RunFile};
 use super::AdoptError;
 use crate::digest::Sha256Digest;
 use crate::peers::detect;
@@ -232,6 +232,10 @@ pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, Ad
     let source_rel = format!("inputs/{}.vllm.json", r.point);
     let records_rel = point.client_records.clone();
     let plan_digest = Sha256Digest::of_bytes(&plan_bytes);
+    writable(
+        root,
+        &[&source_rel, &records_rel, crate::run::QUALIFICATION_FILE],
+    )?;
     write_file(root, &source_rel, &bytes)?;
     write_file(root, &records_rel, &records.render())?;
     let p = run.point_mut(r.point)?;

@@ -38,7 +38,7 @@ use serde_json::{json, Value};
 
 use super::derive::{derive, single, Params};
 use super::import::MAX_RESULT_FILE;
-use super::runfile::{read_file, write_file, RunFile};
+use super::runfile::{read_file, writable, write_file, RunFile};
 use super::AdoptError;
 use crate::peers::results::parse_results;
 use crate::run::qualification::MAX_ANCHOR_ADJUST_S;
@@ -295,14 +295,23 @@ pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImpo
             log.display()
         )));
     }
+    let journal_rel = format!("points/{name}/journal.jsonl");
+    let raw_rel = format!("inputs/{name}.litellm.jsonl");
+    writable(
+        root,
+        &[
+            &point.client_records,
+            &raw_rel,
+            &journal_rel,
+            crate::run::QUALIFICATION_FILE,
+        ],
+    )?;
     if adjust != src.anchor_adjust_s {
         params.anchor_adjust_s = adjust;
         let again = derive(&objects[i], &params, &src.file).map_err(AdoptError::Derive)?;
         write_file(root, &point.client_records, &again.render())?;
     }
     let (out, events) = events(&parsed, name);
-    let journal_rel = format!("points/{name}/journal.jsonl");
-    let raw_rel = format!("inputs/{name}.litellm.jsonl");
     write_file(root, &raw_rel, &bytes)?;
     write_file(root, &journal_rel, &out)?;
     let p = run.point_mut(name)?;

@@ -110,16 +110,60 @@ impl RunFile {
 }
 
 /// Writes `bytes` to `rel` under `root` (directories created), atomically.
+/// Nothing is written through a link: a directory of `rel` or the file
+/// itself that is a symbolic link (or the file, something other than a
+/// regular file) is refused, so a link planted in the run cannot turn a
+/// write into one outside it.
 pub fn write_file(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), AdoptError> {
-    let path = root.join(rel);
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|source| AdoptError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    }
+    let path = checked_path(root, rel, true)?;
     crate::atomic::write_atomic(&path, bytes, 0o644, true)
         .map_err(|e| AdoptError::Run(e.to_string()))
+}
+
+/// Every one of `rels` under `root` can be written by [`write_file`]: the
+/// check of a verb that writes several files, before it writes the first,
+/// so that it writes all of them or none.
+pub fn writable(root: &Path, rels: &[&str]) -> Result<(), AdoptError> {
+    for rel in rels {
+        checked_path(root, rel, false)?;
+    }
+    Ok(())
+}
+
+/// `root/rel`, after checking that no directory of `rel` nor the file is
+/// a link or another kind of entry (missing directories created when
+/// `create`).
+fn checked_path(root: &Path, rel: &str, create: bool) -> Result<std::path::PathBuf, AdoptError> {
+    let path = root.join(rel);
+    let mut at = root.to_path_buf();
+    let parts: Vec<_> = Path::new(rel).components().collect();
+    for (i, part) in parts.iter().enumerate() {
+        at.push(part);
+        let last = i + 1 == parts.len();
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return Err(linked(&at)),
+            Ok(m) if last && !m.is_file() => return Err(linked(&at)),
+            Ok(m) if !last && !m.is_dir() => return Err(linked(&at)),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !last && create => {
+                fs::create_dir(&at).map_err(|source| AdoptError::Io {
+                    path: at.clone(),
+                    source,
+                })?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(source) => return Err(AdoptError::Io { path: at, source }),
+        }
+    }
+    Ok(path)
+}
+
+/// The refusal of a write through what proofpack did not make.
+fn linked(at: &Path) -> AdoptError {
+    AdoptError::Run(format!(
+        "{}: a symbolic link or other non-regular entry inside the run directory; proofpack writes the run's files itself and never through a link it did not make: remove it and run again",
+        at.display()
+    ))
 }
 
 /// Reads a file of the run whole (at most `cap` bytes).

@@ -102,7 +102,9 @@ impl Catalog {
             Ok(m) if !m.is_file() => {
                 return Err(io_err(
                     path,
-                    io::Error::other("is not a regular file (a device, a FIFO or a socket); a catalog is a file"),
+                    io::Error::other(
+                        "is not a regular file (a device, a FIFO or a socket); a catalog is a file",
+                    ),
                 ));
             }
             Ok(_) => {}

@@ -76,8 +76,13 @@ pub fn run_publish(a: PublishArgs, ui: &Ui) -> Result<i32> {
             .map(|(n, d): &(String, Sha256Digest)| (n.as_str(), *d)),
         trust: trust.as_ref(),
     };
+    // The write-up's file is started (its directory writable) before the
+    // run's qualification.json is rewritten: all or nothing.
+    let mut file = proofpack::atomic::AtomicFile::create(&a.output, 0o644, true)?;
     let (out, notes) = publish(&a.dir, &req)?;
-    proofpack::atomic::write_atomic(&a.output, out.text.as_bytes(), 0o644, true)?;
+    std::io::Write::write_all(&mut file, out.text.as_bytes())
+        .with_context(|| format!("cannot write {}", a.output.display()))?;
+    file.commit()?;
     for n in &notes {
         ui.warn(n);
     }
