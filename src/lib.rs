@@ -41,7 +41,7 @@
 //! 6. [`adopt`]: from a benchmark client's result files to a run directory
 //!    and its write-up (`run new`, `run import`, `publish`), above `verify`
 //!    and `peers`; `verify` reaches its record derivation through
-//!    [`run::deriver::RecordDeriver`], which `adopt::derive::PeerDeriver`
+//!    [`run::deriver::RecordDeriver`], which `adopt::peer_deriver::PeerDeriver`
 //!    implements.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

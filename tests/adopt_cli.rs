@@ -201,6 +201,8 @@ fn a_router_log_becomes_the_second_witness() {
         "point:rate-5.journal.timing",
         "point:rate-2.status",
         "point:rate-2.derived",
+        "point:rate-5.journal_source",
+        "point:rate-2.journal_source",
     ] {
         assert_eq!(
             v.check(id)["ok"],
@@ -723,6 +725,66 @@ fn publish_to_an_unwritable_output_changes_nothing() {
         }
         let (code, _, err) = pp(&[&"publish", &t.run(), &"-o", o]);
         assert_eq!(code, 2, "{err}");
-        assert_eq!(std::fs::read(t.in_run("qualification.json")).unwrap(), before);
+        assert_eq!(
+            std::fs::read(t.in_run("qualification.json")).unwrap(),
+            before
+        );
     }
+}
+
+/// The router log kept in the run is the journal's evidence: a journal
+/// replaced after the import (its TTFTs made to agree with a forged
+/// claim) fails `.journal_source`, even under `--require-all` where the
+/// replaced journal's own checks pass.
+#[test]
+fn a_replaced_journal_fails_against_its_router_log() {
+    let t = Tour::new();
+    t.import_both();
+    t.attest();
+    let log = t.litellm_log("rate-5", 0.0);
+    pp_ok(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"rate-5",
+        &"--journal",
+        &log,
+    ]);
+    t.publish(false);
+    let journal = t.in_run("points/rate-5/journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    // Every event 1 ms later: the journal still witnesses the records.
+    let forged: String = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            let at = v["at"].as_f64().unwrap();
+            v["at"] = Value::from(at + 0.001);
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(&journal, forged).unwrap();
+    let v = t.verify(&t.run(), true);
+    v.assert_fails(
+        "point:rate-5.journal_source",
+        "is not the journal the router log",
+    );
+    // A journal that names no router log is the publisher's file.
+    let q = t.in_run("qualification.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&q).unwrap()).unwrap();
+    doc["points"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("journal_source");
+    std::fs::write(&q, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let v = t.verify(&t.run(), false);
+    assert_eq!(
+        v.check("point:rate-5.journal_source")["ok"],
+        Value::Null,
+        "{}",
+        v.stdout
+    );
+    let v = t.verify(&t.run(), true);
+    v.assert_fails("point:rate-5.journal_source", "names no router log");
 }

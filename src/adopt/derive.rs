@@ -31,7 +31,6 @@
 //! numbers as serde_json writes them (shortest round-trip form), so that
 //! the derivation of the same file is the same bytes wherever it runs.
 
-use std::io::Read;
 use std::path::Path;
 
 use serde::Serialize;
@@ -39,10 +38,9 @@ use serde::Serialize;
 use super::clock::{date_unix, ANCHOR_PRECISION_S};
 use crate::peers::errors::RequestError;
 use crate::peers::json::Scalar;
-use crate::peers::results::{parse_results, ResultObject, ResultsError};
+use crate::peers::results::ResultObject;
 use crate::peers::{check_objects, Format};
-use crate::run::deriver::{Derived, RecordDeriver};
-use crate::run::qualification::{Point, PointSource, Status, DERIVE_RULES};
+use crate::run::qualification::{Point, PointSource, Status};
 use crate::run::records::MAX_CLIENT_RECORDS;
 
 /// What the derivation needs besides the file.
@@ -536,44 +534,4 @@ pub fn consistency(objects: Vec<ResultObject>, file: &str) -> Result<String, Str
             ""
         }
     ))
-}
-
-/// The record deriver `verify` uses: the rules above, through the peers
-/// layer's reader.
-pub struct PeerDeriver;
-
-impl RecordDeriver for PeerDeriver {
-    fn derive(
-        &self,
-        point: &Point,
-        source: &PointSource,
-        file: &str,
-        content: &mut dyn Read,
-    ) -> Result<Derived, String> {
-        if source.rules != DERIVE_RULES {
-            return Err(format!(
-                "{file}: derivation rules {:?}; this proofpack derives by {DERIVE_RULES:?}",
-                source.rules
-            ));
-        }
-        if source.format != "vllm" {
-            return Err(format!(
-                "{file}: format {:?}; client records are derived from vllm result files only",
-                source.format
-            ));
-        }
-        let objects = parse_results(std::io::BufReader::new(content), Path::new(file))
-            .map_err(|e: ResultsError| e.to_string())?;
-        let i = single(&objects, file).map_err(|e| e.to_string())?;
-        let records =
-            derive(&objects[i], &Params::of(point, source), file).map_err(|e| e.to_string())?;
-        let consistency = consistency(objects, file);
-        Ok(Derived {
-            records: records.render(),
-            window_end: records.window_end,
-            count: records.records.len() as u64,
-            anchor: records.anchor,
-            consistency,
-        })
-    }
 }

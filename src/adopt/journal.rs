@@ -41,7 +41,7 @@ use super::import::MAX_RESULT_FILE;
 use super::runfile::{read_file, writable, write_file, RunFile};
 use super::AdoptError;
 use crate::peers::results::parse_results;
-use crate::run::qualification::MAX_ANCHOR_ADJUST_S;
+use crate::run::qualification::{Point, DERIVE_RULES, MAX_ANCHOR_ADJUST_S};
 use crate::strictjson::reject_duplicate_json_keys;
 
 /// What a journal import wrote.
@@ -239,6 +239,21 @@ pub fn events(log: &ParsedLog, point: &str) -> (Vec<u8>, u64) {
     (out, n)
 }
 
+/// The journal of `point` derived from the LiteLLM log `file` (its
+/// `bytes`), exactly as [`import_journal`] writes it: what `verify`
+/// derives again and compares with the run's journal.
+pub fn journal_of(point: &Point, file: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let src = point.source.as_ref().ok_or_else(|| {
+        format!(
+            "point {:?} names no source, so no request id prefix",
+            point.name
+        )
+    })?;
+    let parsed =
+        parse_log(Path::new(file), bytes, &src.request_id_prefix).map_err(|e| e.to_string())?;
+    Ok(events(&parsed, &point.name).0)
+}
+
 /// Imports a LiteLLM request log as the journal of point `name`.
 pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImported, AdoptError> {
     let mut run = RunFile::load(root)?;
@@ -316,6 +331,10 @@ pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImpo
     write_file(root, &journal_rel, &out)?;
     let p = run.point_mut(name)?;
     p.insert("journal".into(), json!(journal_rel));
+    p.insert(
+        "journal_source".into(),
+        json!({"file": raw_rel, "format": "litellm", "rules": DERIVE_RULES}),
+    );
     if let Some(s) = p.get_mut("source").and_then(Value::as_object_mut) {
         s.insert("anchor_adjust_s".into(), json!(adjust));
     }

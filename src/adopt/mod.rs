@@ -10,7 +10,7 @@
 //!   plan and the folders of a run;
 //! - [`derive`]: the rules by which a result file's per-request arrays
 //!   become client records (with [`clock`], the wall-clock anchor of its
-//!   monotonic start times), and [`derive::PeerDeriver`], through which
+//!   monotonic start times), and [`peer_deriver::PeerDeriver`], through which
 //!   `verify` derives them again;
 //! - [`import`]: `run import --point NAME FILE`, refusing what cannot
 //!   become honest records; [`journal`]: `run import --journal`, a router's
@@ -27,6 +27,7 @@ pub mod derive;
 mod error;
 pub mod import;
 pub mod journal;
+pub mod peer_deriver;
 pub mod publish;
 pub mod runfile;
 pub mod scaffold;

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::derive::PeerDeriver;
+use super::peer_deriver::PeerDeriver;
 use super::runfile::{read_file, RunFile};
 use super::writeup::{default_writeup, fill_template, MeasuredRow, PinnedRow, Statement};
 use super::AdoptError;

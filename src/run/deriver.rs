@@ -1,7 +1,7 @@
 //! The interface through which `verify` re-derives a point's client
 //! records from its source file, and the readers the evidence pass
 //! uses while it does: [`RecordDeriver`] (implemented by the adoption
-//! layer, `adopt::derive::PeerDeriver`), what the pass keeps of a
+//! layer, `adopt::peer_deriver::PeerDeriver`), what the pass keeps of a
 //! derivation ([`DerivedPoint`]), a reader that keeps the first I/O error
 //! ([`IoGuard`]) and one that finds where the run's records first differ
 //! from the derivation ([`Comparing`]). The checks are the verifier's
@@ -33,6 +33,21 @@ pub struct Derived {
 
 /// Derives a point's client records from its source file.
 pub trait RecordDeriver: Sync {
+    /// Derives the journal of `point` from `content`, the bytes of the
+    /// router log `file` its `journal_source` names: the journal file's
+    /// bytes, exactly as `run import --journal` writes them.
+    fn derive_journal(
+        &self,
+        point: &Point,
+        file: &str,
+        content: &mut dyn Read,
+    ) -> Result<Vec<u8>, String> {
+        let _ = (point, content);
+        Err(format!(
+            "{file}: this verifier cannot derive a journal from a router log"
+        ))
+    }
+
     /// Derives the records of `point` from `content`, the bytes of its
     /// source file `file`. `Err` says why the file cannot be derived from
     /// (not a result file of the format, no start times, ...).

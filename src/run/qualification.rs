@@ -171,6 +171,23 @@ pub struct Point {
     /// were derived from (`run import`), re-derived by `verify`.
     #[serde(default)]
     pub source: Option<PointSource>,
+    /// The router's own log the journal was derived from (`run import
+    /// --journal`), derived again by `verify`.
+    #[serde(default)]
+    pub journal_source: Option<JournalSource>,
+}
+
+/// The router log a point's journal was derived from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JournalSource {
+    /// The log, a file of the run (`inputs/rate-5.litellm.jsonl`).
+    pub file: String,
+    /// The router that wrote it: `litellm` (its `StandardLoggingPayload`
+    /// lines).
+    pub format: String,
+    /// The derivation rules, [`DERIVE_RULES`].
+    pub rules: String,
 }
 
 impl Point {
@@ -479,29 +496,7 @@ impl Qualification {
             if let Some(j) = &p.journal {
                 check_path("points[].journal", j)?;
             }
-            if let Some(src) = &p.source {
-                check_path("points[].source.file", &src.file)?;
-                if src.rules != DERIVE_RULES {
-                    return Err(format!(
-                        "qualification.json: point {:?}: source.rules is {:?}; this proofpack derives by {DERIVE_RULES:?}",
-                        p.name, src.rules
-                    ));
-                }
-                if !(src.anchor_adjust_s.is_finite()
-                    && src.anchor_adjust_s.abs() <= MAX_ANCHOR_ADJUST_S)
-                {
-                    return Err(format!(
-                        "qualification.json: point {:?}: source.anchor_adjust_s is {}; at most {MAX_ANCHOR_ADJUST_S} s either way (the precision of the file's date)",
-                        p.name, src.anchor_adjust_s
-                    ));
-                }
-                if src.file == p.client_records {
-                    return Err(format!(
-                        "qualification.json: point {:?}: the source file is the client records file",
-                        p.name
-                    ));
-                }
-            }
+            point_sources(p)?;
             if !client_files.insert(p.client_records.as_str()) {
                 return Err(format!(
                     "qualification.json: client records file {:?} is named by two points; each point has its own file",
@@ -539,6 +534,49 @@ impl Qualification {
         }
         Ok(())
     }
+}
+
+/// A point's `journal_source` and `source`: paths of the run, the rules
+/// this proofpack derives by, an anchor moved within its bound, and
+/// neither naming the point's own records or journal.
+fn point_sources(p: &Point) -> Result<(), String> {
+    if let Some(js) = &p.journal_source {
+        check_path("points[].journal_source.file", &js.file)?;
+        if p.journal.is_none() || p.source.is_none() || js.rules != DERIVE_RULES {
+            return Err(format!(
+                "qualification.json: point {:?}: a journal_source needs the point's journal and source, and rules {DERIVE_RULES:?}",
+                p.name
+            ));
+        }
+        if Some(&js.file) == p.journal.as_ref() || js.file == p.client_records {
+            return Err(format!(
+                "qualification.json: point {:?}: the journal's source is the journal or the client records file",
+                p.name
+            ));
+        }
+    }
+    if let Some(src) = &p.source {
+        check_path("points[].source.file", &src.file)?;
+        if src.rules != DERIVE_RULES {
+            return Err(format!(
+                "qualification.json: point {:?}: source.rules is {:?}; this proofpack derives by {DERIVE_RULES:?}",
+                p.name, src.rules
+            ));
+        }
+        if !(src.anchor_adjust_s.is_finite() && src.anchor_adjust_s.abs() <= MAX_ANCHOR_ADJUST_S) {
+            return Err(format!(
+                "qualification.json: point {:?}: source.anchor_adjust_s is {}; at most {MAX_ANCHOR_ADJUST_S} s either way (the precision of the file's date)",
+                p.name, src.anchor_adjust_s
+            ));
+        }
+        if src.file == p.client_records {
+            return Err(format!(
+                "qualification.json: point {:?}: the source file is the client records file",
+                p.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_path(field: &str, p: &str) -> Result<(), String> {

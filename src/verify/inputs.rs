@@ -23,7 +23,7 @@ pub struct Inputs<'a> {
     /// The published write-up.
     pub publication: Option<&'a Publication>,
     /// Re-derives client records from the points' source files (the
-    /// adoption layer's `adopt::derive::PeerDeriver`).
+    /// adoption layer's `adopt::peer_deriver::PeerDeriver`).
     pub deriver: Option<&'a dyn deriver::RecordDeriver>,
     /// The seal envelope; `None`: `BUNDLE.seal.dsse.json` beside the bundle.
     pub seal: Option<&'a Path>,

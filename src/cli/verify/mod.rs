@@ -106,7 +106,7 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         pins: pins.as_ref(),
         trust: trust.as_ref(),
         publication: publication.as_ref(),
-        deriver: Some(&proofpack::adopt::derive::PeerDeriver),
+        deriver: Some(&proofpack::adopt::peer_deriver::PeerDeriver),
         seal: args.seal.as_deref(),
         limits: &args.limits.limits(),
         page: &page,

@@ -16,7 +16,7 @@
 //! [`crate::run::deriver::RecordDeriver`] as engine attestations are reached through
 //! [`crate::verify::checks::attested::EngineAttestationVerifier`].
 
-use crate::report::{Check, Report};
+use crate::report::{Check, Reason, Report};
 use crate::verify::evidence::context::Run;
 
 /// `point:<name>.source` and `point:<name>.derived` for point `i`, when it
@@ -126,4 +126,54 @@ pub fn derived_checks(report: &mut Report, run: &Run<'_>, i: usize) {
     } else {
         Check::fail(&derived_id, problems.join("; "))
     });
+}
+
+/// `point:<name>.journal_source`, for a point whose records are derived
+/// from a source and that names a journal: the journal is byte for byte
+/// what its router log, kept in the run, derives to. A journal that names
+/// no log is the publisher's file: not checked, failed where every check
+/// is required.
+pub fn journal_source_check(report: &mut Report, run: &Run<'_>, i: usize) {
+    let p = &run.q().points[i];
+    let (Some(_), Some(journal)) = (&p.source, &p.journal) else {
+        return;
+    };
+    let id = format!("point:{}.journal_source", p.name);
+    let Some(js) = &p.journal_source else {
+        let why = format!(
+            "{journal} names no router log it was derived from (journal_source): the journal is the publisher's file, not the router's own record"
+        );
+        report.push(
+            Check::not_checked(&id, Reason::NoEvidence, format!("not checked: {why}"))
+                .or_fail(format!("{why}; --require-all")),
+        );
+        return;
+    };
+    let derived = match (run.problem(&js.file), run.collected.journal_derived.get(&i)) {
+        (Some(why), _) => Err(why),
+        (None, None) => Err(format!(
+            "{}: the router log the journal names is not in the run",
+            js.file
+        )),
+        (None, Some(Err(why))) => Err(why.clone()),
+        (None, Some(Ok(d))) => Ok(*d),
+    };
+    let check = match (derived, run.collected.hashes.get(journal)) {
+        (Err(why), _) => Check::fail(&id, why),
+        (Ok(_), None) => Check::fail(&id, format!("{journal}: not read")),
+        (Ok(want), Some(got)) => Check::outcome(
+            &id,
+            want == *got,
+            if want == *got {
+                format!("{journal} is the journal the router log {} derives to", js.file)
+            } else {
+                format!(
+                    "{journal} is not the journal the router log {} derives to: the journal was changed after it was derived, or the log was",
+                    js.file
+                )
+            },
+        )
+        .with_values(want.to_hex(), got.to_hex()),
+    };
+    report.push(check);
 }

@@ -54,6 +54,9 @@ pub struct Plan {
     /// Result files the client records of a point are derived from
     /// (path -> point index).
     pub sources: BTreeMap<String, usize>,
+    /// Router logs the journal of a point is derived from (path -> point
+    /// index).
+    pub journal_sources: BTreeMap<String, usize>,
 }
 
 impl Plan {
@@ -63,7 +66,11 @@ impl Plan {
         let mut clients = BTreeMap::new();
         let mut journals: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut sources = BTreeMap::new();
+        let mut journal_sources = BTreeMap::new();
         for (i, p) in q.points.iter().enumerate() {
+            if let Some(js) = &p.journal_source {
+                journal_sources.insert(js.file.clone(), i);
+            }
             clients.insert(p.client_records.clone(), i);
             if let Some(j) = &p.journal {
                 journals.entry(j.clone()).or_default().push(p.name.clone());
@@ -110,6 +117,7 @@ impl Plan {
             counted_digests,
             fact_files,
             sources,
+            journal_sources,
         }
     }
 
@@ -123,6 +131,7 @@ impl Plan {
         w.extend(self.plan_file.iter().cloned());
         w.extend(self.fact_files.keys().cloned());
         w.extend(self.sources.keys().cloned());
+        w.extend(self.journal_sources.keys().cloned());
         w
     }
 }
@@ -190,6 +199,9 @@ pub struct Collected {
     pub records_read: BTreeMap<usize, ClientSummary>,
     /// The summaries of the derived records until [`Collector::finish`].
     derived_clients: BTreeMap<usize, ClientSummary>,
+    /// Point index -> the SHA-256 of the journal its router log derives
+    /// to, or why it cannot be derived from.
+    pub journal_derived: BTreeMap<usize, Result<Sha256Digest, String>>,
 }
 
 pub use crate::run::sniff::records_point;
@@ -437,6 +449,7 @@ impl<'a> Collector<'a> {
             || self.plan.plan_file.as_deref() == Some(rel)
             || self.plan.fact_files.contains_key(rel)
             || self.plan.sources.contains_key(rel)
+            || self.plan.journal_sources.contains_key(rel)
             || is_manifest_file(rel)
             || is_chain_candidate(rel)
     }
@@ -520,6 +533,8 @@ impl<'a> Collector<'a> {
             self.out.clients.insert(i, s);
         } else if let Some(&i) = self.plan.sources.get(rel) {
             self.derive(i, rel, &mut r)?;
+        } else if let Some(&i) = self.plan.journal_sources.get(rel) {
+            self.derive_journal(i, rel, &mut r)?;
         } else if let Some(names) = self.plan.journals.get(rel) {
             if self.defer_journals && self.awaiting_records(names) {
                 // Hashed below; read again once the records are in.
@@ -624,6 +639,25 @@ fn journal_points<'p>(
 }
 
 impl Collector<'_> {
+    /// Derives point `i`'s journal from its router log `rel`: the digest
+    /// of what it derives to, compared with the journal's own.
+    fn derive_journal(&mut self, i: usize, rel: &str, r: &mut dyn Read) -> io::Result<()> {
+        let p = &self.plan.q.points[i];
+        let Some(deriver) = self.deriver else {
+            let why = format!("this verifier cannot derive a journal from {rel} (it was built without a record deriver)");
+            self.out.journal_derived.insert(i, Err(why));
+            return Ok(());
+        };
+        let mut guard = IoGuard::new(r);
+        let result = deriver.derive_journal(p, rel, &mut guard);
+        if let Some(e) = guard.error.take() {
+            return Err(e);
+        }
+        let d = result.map(|bytes| Sha256Digest::of_bytes(&bytes));
+        self.out.journal_derived.insert(i, d);
+        Ok(())
+    }
+
     /// Derives point `i`'s records from its source file `rel`.
     fn derive(&mut self, i: usize, rel: &str, r: &mut dyn Read) -> io::Result<()> {
         let p = &self.plan.q.points[i];
