@@ -320,8 +320,18 @@ fn verify_stops_forged_sources() {
     std::fs::write(&q, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
     let o = t.verify(&t.run(), false);
     o.assert_fails("qualification.schema", "anchor_adjust_s is 3600");
-    // Derivation rules this proofpack does not know.
+    // A 2 MiB request-id prefix, copied into every derived record, is
+    // refused by the schema before anything is derived.
     v["points"][0]["source"]["anchor_adjust_s"] = Value::from(0.0);
+    v["points"][0]["source"]["request_id_prefix"] = Value::from("r".repeat(2 << 20));
+    std::fs::write(&q, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let o = t.verify(&t.run(), false);
+    o.assert_fails(
+        "qualification.schema",
+        "source.request_id_prefix of 2097152 bytes",
+    );
+    v["points"][0]["source"]["request_id_prefix"] = Value::from("rate-5-");
+    // Derivation rules this proofpack does not know.
     v["points"][0]["source"]["rules"] = Value::from("proofpack/derive/v0");
     std::fs::write(&q, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
     let o = t.verify(&t.run(), false);

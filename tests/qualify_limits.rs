@@ -267,3 +267,32 @@ fn a_request_id_longer_than_256_bytes_is_malformed() {
         o.stdout
     );
 }
+
+/// A point name is copied into every check id and derived record: a 2 MiB
+/// name is refused by the qualification's schema before anything is
+/// derived or read, in a few MiB (it once cost gigabytes and aborted).
+#[test]
+fn a_huge_point_name_is_refused_before_anything_is_read() {
+    let c = fresh();
+    c.edit_json("qualification.json", |q| {
+        q["points"][0]["name"] = json!("p".repeat(2 << 20));
+    });
+    let trust = c.trust();
+    let run = c.run();
+    let (code, stdout, stderr, peak_kib) = proofpack_measured(&[
+        "verify".as_ref(),
+        run.as_os_str(),
+        "--trust".as_ref(),
+        trust.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stdout.contains("a point name of 2097152 bytes"),
+        "{}",
+        &stdout[..stdout.len().min(2000)]
+    );
+    assert!(stdout.len() < 1 << 20, "the name is not quoted whole");
+    eprintln!("2 MiB point name: peak RSS {peak_kib} KiB (bound 64 MiB)");
+    assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
+}

@@ -230,6 +230,10 @@ pub struct PointSource {
     pub plan_sha256: Sha256Digest,
 }
 
+/// The longest point name (bytes): it is part of every check id and of
+/// every derived record of the point.
+pub const MAX_POINT_NAME_BYTES: usize = 128;
+
 /// The most the anchor of derived records may be moved (seconds): the
 /// precision of the result file's `date` (one second) plus one second of
 /// the client's work between the last request and writing the date.
@@ -540,6 +544,25 @@ impl Qualification {
 /// this proofpack derives by, an anchor moved within its bound, and
 /// neither naming the point's own records or journal.
 fn point_sources(p: &Point) -> Result<(), String> {
+    // Copied into every check id and every derived record: bounded before
+    // anything is derived.
+    if p.name.len() > MAX_POINT_NAME_BYTES {
+        return Err(format!(
+            "qualification.json: a point name of {} bytes (beginning {:?}); at most {MAX_POINT_NAME_BYTES}",
+            p.name.len(),
+            p.name.chars().take(32).collect::<String>()
+        ));
+    }
+    if let Some(src) = &p.source {
+        let prefix = &src.request_id_prefix;
+        if prefix.len() + 20 > MAX_REQUEST_ID_BYTES {
+            return Err(format!(
+                "qualification.json: point {:?}: source.request_id_prefix of {} bytes; the request ids it makes (the prefix and an index of up to 20 digits) would be longer than the {MAX_REQUEST_ID_BYTES} bytes proofpack reads",
+                p.name,
+                prefix.len()
+            ));
+        }
+    }
     if let Some(js) = &p.journal_source {
         check_path("points[].journal_source.file", &js.file)?;
         if p.journal.is_none() || p.source.is_none() || js.rules != DERIVE_RULES {
