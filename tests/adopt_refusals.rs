@@ -513,3 +513,24 @@ fn a_trailing_failure_does_not_shorten_the_window() {
     let result = row[10].as_str().unwrap();
     assert!(result.contains("2 timed out"), "{result}");
 }
+
+/// `run import` checks what `verify` will: a request with more output
+/// tokens than the plan's `--max-output-tokens` (128 in the tour) is
+/// refused at import, naming it, rather than imported and failed later.
+#[test]
+fn import_refuses_token_counts_past_the_plans_lengths() {
+    let t = Tour::new();
+    let long = edited(&t, &generated_vllm(), "long.json", |v| {
+        v["output_lens"][3] = Value::from(129);
+        v.as_object_mut()
+            .unwrap()
+            .retain(|k, x| x.is_array() || ["date", "duration"].contains(&k.as_str()));
+    });
+    refused(
+        &t,
+        "rate-2",
+        &long,
+        &[],
+        &["request 3 (request id \"rate-2-3\") has output_tokens 129, more than the plan's 128 (--max-output-tokens)"],
+    );
+}

@@ -141,6 +141,35 @@ fn plan_agrees(
     Ok(())
 }
 
+/// Every record's token counts are within the plan's workload lengths
+/// (`plan.lengths`, `point:<name>.tokens` at `verify`): what `verify`
+/// would fail is refused here, naming the first request past them.
+fn within_lengths(
+    records: &Records,
+    max_in: Option<u64>,
+    max_out: Option<u64>,
+) -> Result<(), String> {
+    for r in &records.records {
+        for (what, n, max, flag) in [
+            ("input_tokens", r.input_tokens, max_in, "--max-input-tokens"),
+            (
+                "output_tokens",
+                r.output_tokens,
+                max_out,
+                "--max-output-tokens",
+            ),
+        ] {
+            if let Some(m) = max.filter(|m| n > *m) {
+                return Err(format!(
+                    "request {} (request id {:?}) has {what} {n}, more than the plan's {m} ({flag}): the file is not of the workload the plan states, and verify would fail point:{}.tokens",
+                    r.source_index, r.request_id, r.point
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Imports a result file as the client records of a point of the run at
 /// `root`.
 pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, AdoptError> {
@@ -229,6 +258,8 @@ pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, Ad
         plan.arrival,
     )?;
     let checked = consistency(objects, &origin).map_err(|why| refuse(r.file, why))?;
+    within_lengths(&records, plan.max_input_tokens, plan.max_output_tokens)
+        .map_err(|why| refuse(r.file, why))?;
     let source_rel = format!("inputs/{}.vllm.json", r.point);
     let records_rel = point.client_records.clone();
     let plan_digest = Sha256Digest::of_bytes(&plan_bytes);
