@@ -349,6 +349,12 @@ fn verify_stops_forged_sources() {
         o.check("point:rate-5.derived")["cause"],
         "point:rate-5.source"
     );
+    // The records file left in the run proves nothing without the raw
+    // file: every check of the point's records hangs on `.source`.
+    for id in ["point:rate-5.records", "point:rate-5.count", "point:rate-5.claim.completed_rate"] {
+        assert_eq!(o.check(id)["cause"], "point:rate-5.source", "{id}: {}", o.check(id));
+        assert_eq!(o.check(id)["ok"], false);
+    }
 }
 
 /// A failed request's latency of -1e15 s once widened the agreement

@@ -44,6 +44,20 @@ pub fn point_checks(
     let base = format!("point:{}", p.name);
     let id = |s: &str| format!("{base}.{s}");
     report.push(claims_presence(&base, p));
+    if p.source.is_some() && !matches!(collected.derived.get(&i), Some(Ok(_))) {
+        // The raw file is the evidence: without the records it derives
+        // to, the records file proves nothing (one cause, one failure).
+        let why = format!(
+            "no client records derive from the point's result file (see {})",
+            id("source")
+        );
+        report.push(Check::not_checkable_by(id("records"), id("source"), &why));
+        for n in AFTER_RECORDS {
+            report.push(Check::not_checkable_by(id(n), id("source"), &why));
+        }
+        claim_checks_caused_by(report, &base, p, &id("source"), &why);
+        return None;
+    }
     let client = match (run.problem(&p.client_records), collected.clients.get(&i)) {
         (None, Some(c)) => c,
         (problem, _) => {
@@ -438,14 +452,24 @@ fn journal_checks(
 /// The claims of a point whose client records cannot be read, each not
 /// checkable because `point:<name>.records` failed.
 fn claim_checks_unavailable(report: &mut Report, base: &str, p: &qualification::Point, why: &str) {
-    let cause = format!("{base}.records");
+    claim_checks_caused_by(report, base, p, &format!("{base}.records"), why);
+}
+
+/// The claim checks of a point, not checkable because `cause` failed.
+fn claim_checks_caused_by(
+    report: &mut Report,
+    base: &str,
+    p: &qualification::Point,
+    cause: &str,
+    why: &str,
+) {
     for (key, _) in claim_keys(&p.claims) {
-        report.push(Check::not_checkable_by(format!("{base}.claim.{key}"), &cause, why).claim());
+        report.push(Check::not_checkable_by(format!("{base}.claim.{key}"), cause, why).claim());
     }
-    report.push(Check::not_checkable_by(format!("{base}.within_limits"), &cause, why).claim());
+    report.push(Check::not_checkable_by(format!("{base}.within_limits"), cause, why).claim());
     report.push(Check::not_checkable_by(
         format!("{base}.attainment"),
-        &cause,
+        cause,
         why,
     ));
 }
