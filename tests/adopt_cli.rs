@@ -788,3 +788,34 @@ fn a_replaced_journal_fails_against_its_router_log() {
     let v = t.verify(&t.run(), true);
     v.assert_fails("point:rate-5.journal_source", "names no router log");
 }
+
+/// Two points at the same offered rate: the measured-points table names a
+/// point by its rate, so `publish` refuses (exit 2, naming both) instead
+/// of writing a write-up that `verify --publication` refuses.
+#[test]
+fn two_points_at_the_same_rate_are_refused_by_publish() {
+    let t = Tour::with_points(&["first:rate=2,requests=60", "second:rate=2,requests=60"]);
+    for p in ["first", "second"] {
+        pp_ok(&[
+            &"run",
+            &"import",
+            &t.run(),
+            &"--point",
+            &p,
+            &generated_vllm(),
+        ]);
+    }
+    t.attest();
+    let before = std::fs::read(t.in_run("qualification.json")).unwrap();
+    let (code, _, err) = pp(&[&"publish", &t.run(), &"-o", &t.path("PUBLICATION.md")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("points \"first\" and \"second\" have the same offered rate 2"),
+        "{err}"
+    );
+    assert!(!t.path("PUBLICATION.md").exists());
+    assert_eq!(
+        std::fs::read(t.in_run("qualification.json")).unwrap(),
+        before
+    );
+}

@@ -351,8 +351,17 @@ fn verify_stops_forged_sources() {
     );
     // The records file left in the run proves nothing without the raw
     // file: every check of the point's records hangs on `.source`.
-    for id in ["point:rate-5.records", "point:rate-5.count", "point:rate-5.claim.completed_rate"] {
-        assert_eq!(o.check(id)["cause"], "point:rate-5.source", "{id}: {}", o.check(id));
+    for id in [
+        "point:rate-5.records",
+        "point:rate-5.count",
+        "point:rate-5.claim.completed_rate",
+    ] {
+        assert_eq!(
+            o.check(id)["cause"],
+            "point:rate-5.source",
+            "{id}: {}",
+            o.check(id)
+        );
         assert_eq!(o.check(id)["ok"], false);
     }
 }

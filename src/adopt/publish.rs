@@ -341,12 +341,32 @@ fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, u64)>, A
 }
 
 /// Computes the claims and the write-up of the run at `root`.
+/// The measured-points table names each point by its offered rate (one
+/// row per rate, contract section 9): two points at one rate cannot both
+/// be published in it, so `publish` refuses rather than write a write-up
+/// that `verify --publication` refuses.
+fn distinct_rates(points: &[crate::run::qualification::Point]) -> Result<(), AdoptError> {
+    for (i, a) in points.iter().enumerate() {
+        if let Some(b) = points[..i]
+            .iter()
+            .find(|b| b.offered_rate == a.offered_rate)
+        {
+            return Err(AdoptError::Usage(format!(
+                "points {:?} and {:?} have the same offered rate {}: the measured-points table names each point by its offered rate, so a write-up cannot tell them apart; publish them in separate write-ups (a run per rate)",
+                b.name, a.name, a.offered_rate
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn publish(
     root: &Path,
     r: &PublishRequest<'_>,
 ) -> Result<(Published, Vec<String>), AdoptError> {
     let mut run = RunFile::load(root)?;
     let q = run.qualification()?;
+    distinct_rates(&q.points)?;
     let page = PageContext {
         verified_at: crate::timefmt::rfc3339_utc_now(),
         ..PageContext::default()
