@@ -340,7 +340,6 @@ fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, u64)>, A
     Ok(None)
 }
 
-/// Computes the claims and the write-up of the run at `root`.
 /// The measured-points table names each point by its offered rate (one
 /// row per rate, contract section 9): two points at one rate cannot both
 /// be published in it, so `publish` refuses rather than write a write-up
@@ -360,6 +359,7 @@ fn distinct_rates(points: &[crate::run::qualification::Point]) -> Result<(), Ado
     Ok(())
 }
 
+/// Computes the claims and the write-up of the run at `root`.
 pub fn publish(
     root: &Path,
     r: &PublishRequest<'_>,
