@@ -17,6 +17,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::report::page::{Context, Page};
+
 pub use text::esc;
 use text::show;
 
@@ -71,11 +73,11 @@ figure { margin: .5rem 0 1.2rem; } figcaption { color: var(--muted); font-size: 
 }
 "#;
 
-fn status(ok: &Value) -> (&'static str, &'static str) {
+fn status(ok: Option<bool>) -> (&'static str, &'static str) {
     match ok {
-        Value::Bool(true) => ("pass", "✔ PASS"),
-        Value::Bool(false) => ("fail", "✘ FAIL"),
-        _ => ("skip", "– NOT CHECKED"),
+        Some(true) => ("pass", "✔ PASS"),
+        Some(false) => ("fail", "✘ FAIL"),
+        None => ("skip", "– NOT CHECKED"),
     }
 }
 
@@ -102,7 +104,7 @@ dl.ef dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas
 fn check_rows_failing(out: &mut String, checks: &[&Value], anchor: bool) {
     out.push_str("<table class=\"checks\"><colgroup><col class=\"c-st\"><col class=\"c-id\"><col class=\"c-detail\"></colgroup><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail, expected and found</th></tr></thead><tbody>\n");
     for c in checks {
-        let (cls, word) = status(&c["ok"]);
+        let (cls, word) = status(c["ok"].as_bool());
         let id = c["id"].as_str().unwrap_or("");
         let (expected, found) = (show(&c["expected"]), show(&c["actual"]));
         let mut values = String::new();
@@ -130,7 +132,7 @@ fn check_rows_failing(out: &mut String, checks: &[&Value], anchor: bool) {
 fn check_rows(out: &mut String, checks: &[&Value], anchor: bool) {
     out.push_str("<table><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th></tr></thead><tbody>\n");
     for c in checks {
-        let (cls, word) = status(&c["ok"]);
+        let (cls, word) = status(c["ok"].as_bool());
         let id = c["id"].as_str().unwrap_or("");
         let _ = writeln!(
             out,
@@ -157,13 +159,13 @@ fn row_anchor(anchor: bool, id: &str) -> String {
     }
 }
 
-fn context_list(out: &mut String, report: &Value) {
-    let ctx = &report["context"];
+fn context_list(out: &mut String, report: &Value, ctx: &Context) {
     let row = |out: &mut String, k: &str, v: String| {
         if !v.is_empty() {
             let _ = writeln!(out, "<dt>{}</dt><dd>{v}</dd>", esc(k));
         }
     };
+    let text = |v: &Option<String>| esc(v.as_deref().unwrap_or(""));
     out.push_str("<dl class=\"context\">\n");
     row(
         out,
@@ -173,9 +175,9 @@ fn context_list(out: &mut String, report: &Value) {
             esc(report["target"].as_str().unwrap_or(""))
         ),
     );
-    row(out, "Run", esc(&show(&ctx["run"])));
-    row(out, "Model", esc(&show(&ctx["model"])));
-    if let Some(d) = ctx["bundle_sha256"].as_str() {
+    row(out, "Run", text(&ctx.run));
+    row(out, "Model", text(&ctx.model));
+    if let Some(d) = &ctx.bundle_sha256 {
         row(
             out,
             "Bundle SHA-256",
@@ -185,27 +187,20 @@ fn context_list(out: &mut String, report: &Value) {
             ),
         );
     }
-    if let Some(d) = ctx["manifest_sha256"].as_str() {
+    if let Some(d) = &ctx.manifest_sha256 {
         row(out, "MANIFEST SHA-256", format!("<span class=\"mono\">{}</span> (the list of every file in the bundle and its digest)", esc(d)));
     }
-    if let Some(s) = ctx["seal"].as_object() {
-        let (_, word) = status(s.get("ok").unwrap_or(&Value::Null));
-        row(
-            out,
-            "Release seal",
-            format!(
-                "{word}: {}",
-                esc(s.get("detail").and_then(Value::as_str).unwrap_or(""))
-            ),
-        );
+    if let Some(s) = &ctx.seal {
+        let (_, word) = status(s.ok);
+        row(out, "Release seal", format!("{word}: {}", esc(&s.detail)));
     }
-    if let Some(t) = ctx["trust_sha256"].as_str() {
-        row(out, "Trust file", format!("{} (SHA-256 <span class=\"mono\">{}</span>): the keys the auditor trusts, never taken from the bundle", esc(&show(&ctx["trust"])), esc(t)));
+    if let Some(t) = &ctx.trust_sha256 {
+        row(out, "Trust file", format!("{} (SHA-256 <span class=\"mono\">{}</span>): the keys the auditor trusts, never taken from the bundle", text(&ctx.trust), esc(t)));
     }
-    row(out, "Publication", esc(&show(&ctx["publication"])));
-    row(out, "Pins", esc(&show(&ctx["pins"])));
-    row(out, "Tool", esc(&show(&ctx["tool"])));
-    row(out, "Time", esc(&show(&ctx["verified_at"])));
+    row(out, "Publication", text(&ctx.publication));
+    row(out, "Pins", text(&ctx.pins));
+    row(out, "Tool", esc(&ctx.tool));
+    row(out, "Time", esc(&ctx.verified_at));
     out.push_str("</dl>\n");
 }
 
@@ -222,7 +217,7 @@ fn published(out: &mut String, report: &Value) {
             .map(|cs| {
                 cs.iter()
                     .map(|c| {
-                        let (cls, word) = status(&c["ok"]);
+                        let (cls, word) = status(c["ok"].as_bool());
                         let by = if c["source"] == "publisher" {
                             " <span class=\"st skip\">stated by the publisher: checked only against a file the publisher wrote for it</span>"
                         } else {
@@ -347,6 +342,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     // A page shows what its report's checks give, never what a saved
     // report claims beside them.
     crate::report::check_saved(report).map_err(|e| HtmlError::NotAReport(e.0))?;
+    let page = Page::read(report).map_err(|e| HtmlError::NotAReport(e.to_string()))?;
     let checks: Vec<&Value> = report["checks"]
         .as_array()
         .ok_or_else(|| HtmlError::NotAReport("no checks array".into()))?
@@ -414,7 +410,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
         }
     );
     out.push_str("<section id=\"context\"><h2>What was verified</h2>\n");
-    context_list(&mut out, report);
+    context_list(&mut out, report, &page.context.unwrap_or_default());
     out.push_str("</section>\n");
     if !failed.is_empty() {
         let _ = writeln!(

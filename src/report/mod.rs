@@ -19,6 +19,7 @@
 //! before the first `:` or `.`).
 
 pub mod junit;
+pub mod page;
 mod saved;
 mod types;
 

@@ -15,6 +15,7 @@
 use serde_json::{json, Value};
 
 use crate::publication::Publication;
+use crate::report::page::{Context, Page, Seal};
 use crate::run::qualification::Pins;
 use crate::verify::outcome::table;
 use crate::verify::outcome::table::PointRow;
@@ -130,35 +131,38 @@ pub fn enrich(
     publication: Option<&Publication>,
     pins: Option<&Pins>,
 ) {
-    let seal = v
-        .report
-        .get("seal")
-        .map(|c| json!({"ok": c.ok(), "detail": c.detail}));
-    let context = json!({
-        "tool": crate::TOOL,
-        "verified_at": ctx.verified_at,
-        "target": v.report.target(),
-        "run": v.qualification.as_ref().map(|q| q.name.clone()).or_else(|| v.root.clone()),
-        "model": v.qualification.as_ref().map(|q| q.model.clone()),
-        "bundle_sha256": v.bundle_sha256.map(|d| d.to_hex()),
-        "manifest_sha256": v.manifest_digest.map(|d| d.to_hex()),
-        "seal": seal,
-        "trust": ctx.trust,
-        "trust_sha256": ctx.trust_sha256.map(|d| d.to_hex()),
-        "publication": ctx.publication,
-        "pins": ctx.pins,
-        "structure_only": v.structure_only,
-        "pinned": v.pinned,
-    });
+    let context = Context {
+        bundle_sha256: v.bundle_sha256.map(|d| d.to_hex()),
+        manifest_sha256: v.manifest_digest.map(|d| d.to_hex()),
+        model: v.qualification.as_ref().map(|q| q.model.clone()),
+        pinned: v.pinned,
+        pins: ctx.pins.clone(),
+        publication: ctx.publication.clone(),
+        run: v
+            .qualification
+            .as_ref()
+            .map(|q| q.name.clone())
+            .or_else(|| v.root.clone()),
+        seal: v.report.get("seal").map(|c| Seal {
+            detail: c.detail.clone(),
+            ok: c.ok(),
+        }),
+        structure_only: v.structure_only,
+        target: v.report.target().to_string(),
+        tool: crate::TOOL.to_string(),
+        trust: ctx.trust.clone(),
+        trust_sha256: ctx.trust_sha256.map(|d| d.to_hex()),
+        verified_at: ctx.verified_at.clone(),
+    };
     let rows: Vec<Value> = v.rows.iter().map(|r| json!(table::cells(r))).collect();
     let published = Some(published(v, publication, pins)).filter(|p| !p.is_null());
     let plots = plots(&v.rows, v);
-    v.report.set_page(
-        context,
-        json!({"headers": table::HEADERS, "rows": rows}),
+    v.report.set_page(Page {
+        context: Some(context),
+        table: Some(json!({"headers": table::HEADERS, "rows": rows})),
         published,
-        plots,
-    );
+        plots: Some(plots),
+    });
 }
 
 #[cfg(test)]
