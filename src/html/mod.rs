@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::report::page::{Context, Page};
+use crate::report::page::{Context, Page, Table};
 
 pub use text::esc;
 use text::show;
@@ -243,33 +243,25 @@ fn published(out: &mut String, report: &Value) {
     out.push_str("</tbody></table></section>\n");
 }
 
-fn table(out: &mut String, report: &Value) {
-    let t = &report["table"];
-    let (Some(h), Some(rows)) = (t["headers"].as_array(), t["rows"].as_array()) else {
-        return;
-    };
-    if rows.is_empty() {
+fn table(out: &mut String, t: &Table) {
+    // A table without headers (never written) or without rows is not drawn.
+    if t.headers.is_empty() || t.rows.is_empty() {
         return;
     }
     out.push_str("<section id=\"measured\"><h2>Measured points, recomputed from the raw client records</h2><p class=\"note\">Failed, timed-out and cancelled requests are counted in the result column.</p><table><thead><tr>");
-    for c in h {
-        let _ = write!(
-            out,
-            "<th scope=\"col\">{}</th>",
-            esc(c.as_str().unwrap_or(""))
-        );
+    for c in &t.headers {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(c));
     }
     out.push_str("</tr></thead><tbody>\n");
-    for r in rows {
+    for cells in &t.rows {
         out.push_str("<tr class=\"measured\">");
-        let cells = r.as_array().cloned().unwrap_or_default();
         for (i, c) in cells.iter().enumerate() {
             let cls = if i + 1 == cells.len() {
                 ""
             } else {
                 " class=\"num\""
             };
-            let _ = write!(out, "<td{cls}>{}</td>", esc(c.as_str().unwrap_or("")));
+            let _ = write!(out, "<td{cls}>{}</td>", esc(c));
         }
         out.push_str("</tr>\n");
     }
@@ -425,7 +417,9 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     // failed (a failing page shows its failures on the first screen).
     writeup::writeup(&mut out, report);
     published(&mut out, report);
-    table(&mut out, report);
+    if let Some(t) = &page.table {
+        table(&mut out, t);
+    }
     plots(&mut out, report)?;
     // Every check, grouped by area as in the terminal; groups with a
     // failure open.

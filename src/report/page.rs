@@ -22,7 +22,7 @@ pub struct Page {
     /// What was verified with what.
     pub context: Option<Context>,
     /// The recomputed measured-points table.
-    pub table: Option<Value>,
+    pub table: Option<Table>,
     /// The published inputs with their checks, and the write-up's blocks.
     pub published: Option<Value>,
     /// The latency series, per point.
@@ -99,6 +99,16 @@ pub struct Context {
     pub verified_at: String,
 }
 
+/// The recomputed measured-points table, as printed (`verify --table`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Table {
+    /// The column headers, in the published order.
+    pub headers: Vec<String>,
+    /// The cells of each point's row, as text.
+    pub rows: Vec<Vec<String>>,
+}
+
 /// The outcome of the release seal's check.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -150,6 +160,19 @@ mod tests {
         written_in_name_order(&c);
         let report = json!({"context": c});
         assert_eq!(Page::read(&report).unwrap().context, Some(c));
+    }
+
+    #[test]
+    fn the_table_is_written_in_name_order_and_read_back() {
+        let t = Table {
+            headers: vec!["Offered rate (req/s)".into(), "Result".into()],
+            rows: vec![vec!["0.5".into(), "200/200 within limits".into()]],
+        };
+        written_in_name_order(&t);
+        let report = json!({"table": t});
+        assert_eq!(Page::read(&report).unwrap().table, Some(t));
+        let page = Page::read(&json!({"table": {"rows": []}})).unwrap();
+        assert_eq!(page.table, Some(Table::default()));
     }
 
     /// A report without page data (an older one) has no parts; a part

@@ -15,7 +15,7 @@
 use serde_json::{json, Value};
 
 use crate::publication::Publication;
-use crate::report::page::{Context, Page, Seal};
+use crate::report::page::{Context, Page, Seal, Table};
 use crate::run::qualification::Pins;
 use crate::verify::outcome::table;
 use crate::verify::outcome::table::PointRow;
@@ -154,12 +154,15 @@ pub fn enrich(
         trust_sha256: ctx.trust_sha256.map(|d| d.to_hex()),
         verified_at: ctx.verified_at.clone(),
     };
-    let rows: Vec<Value> = v.rows.iter().map(|r| json!(table::cells(r))).collect();
+    let table = Table {
+        headers: table::HEADERS.iter().map(|h| h.to_string()).collect(),
+        rows: v.rows.iter().map(table::cells).collect(),
+    };
     let published = Some(published(v, publication, pins)).filter(|p| !p.is_null());
     let plots = plots(&v.rows, v);
     v.report.set_page(Page {
         context: Some(context),
-        table: Some(json!({"headers": table::HEADERS, "rows": rows})),
+        table: Some(table),
         published,
         plots: Some(plots),
     });
