@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::report::page::{Context, Page, Table};
+use crate::report::page::{Context, Page, Plot, Slo, Table};
 
 pub use text::esc;
 use text::show;
@@ -268,34 +268,32 @@ fn table(out: &mut String, t: &Table) {
     out.push_str("</tbody></table></section>\n");
 }
 
-fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
-    let Some(ps) = report["plots"].as_array() else {
-        return Ok(());
-    };
+fn plots(out: &mut String, ps: &[Plot]) -> Result<(), HtmlError> {
     if ps.is_empty() {
         return Ok(());
     }
     out.push_str("<section id=\"latency\"><h2>Latency against the budgets</h2><p class=\"note\">Empirical CDFs over the ok measured requests, their axis zoomed to the data, the SLO budget as a red line (a red bar at the edge, with its value, when it lies beyond the data), p50/p95/p99 marked; and each request's TTFT over the point's time window, failures as red crosses. A CDF of more than 1,000 requests is drawn at 1,000 evenly spaced ranks; a timeline of more than 2,000 requests keeps every failure (up to 1,000) and an evenly strided sample of the rest.</p>\n");
     for p in ps {
-        let name = p["point"].as_str().unwrap_or("?");
+        let name = p.point.as_str();
         let _ = writeln!(out, "<h3>Point {}</h3><div class=\"plots\">", esc(name));
-        let slo = &p["slo"];
+        // A budget the report gives as null (or not at all) is not drawn.
+        let budget = |b: fn(&Slo) -> f64| p.slo.as_ref().map(b).filter(|b| !b.is_nan());
         let plot_err = |what: String| {
             move |reason: String| HtmlError::Plot {
                 what: what.clone(),
                 reason,
             }
         };
-        for (key, title, unit, budget) in [
-            ("ttft_s", "TTFT", "s", slo["ttft_s"].as_f64()),
-            ("tpot_ms", "TPOT", "ms", slo["tpot_ms"].as_f64()),
+        for (key, title, unit, metric, budget) in [
+            ("ttft_s", "TTFT", "s", &p.ttft_s, budget(|s| s.ttft_s)),
+            ("tpot_ms", "TPOT", "ms", &p.tpot_ms, budget(|s| s.tpot_ms)),
         ] {
-            let cdf = &p[key]["cdf"];
+            let cdf = &metric.cdf;
             let svg = plot::cdf_svg(
                 &format!("{title} CDF, {name}"),
                 unit,
                 cdf,
-                &p[key]["marks"],
+                &metric.marks,
                 budget,
             )
             .map_err(plot_err(format!("{key} of {name}")))?;
@@ -304,24 +302,20 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
                 "<figure class=\"plot\" data-plot=\"{key}-cdf\" data-point=\"{}\" role=\"img\" aria-label=\"{title} CDF of point {}\">{svg}<figcaption>{title} of {} ok requests{}</figcaption></figure>",
                 esc(name),
                 esc(name),
-                cdf["n"].as_u64().unwrap_or(0),
-                if cdf["shown"].as_u64() < cdf["n"].as_u64() { format!(" (drawn at {} ranks)", cdf["shown"].as_u64().unwrap_or(0)) } else { String::new() }
+                cdf.n,
+                if cdf.shown < cdf.n { format!(" (drawn at {} ranks)", cdf.shown) } else { String::new() }
             );
         }
-        let tl = &p["timeline"];
-        let svg = plot::timeline_svg(
-            &format!("TTFT over time, {name}"),
-            tl,
-            slo["ttft_s"].as_f64(),
-        )
-        .map_err(plot_err(format!("timeline of {name}")))?;
+        let tl = &p.timeline;
+        let svg = plot::timeline_svg(&format!("TTFT over time, {name}"), tl, budget(|s| s.ttft_s))
+            .map_err(plot_err(format!("timeline of {name}")))?;
         let _ = writeln!(
             out,
             "<figure class=\"plot\" data-plot=\"timeline\" data-point=\"{}\" role=\"img\" aria-label=\"TTFT over time of point {}\">{svg}<figcaption>{} of {} measured requests shown</figcaption></figure></div>",
             esc(name),
             esc(name),
-            tl["shown"].as_u64().unwrap_or(0),
-            tl["n"].as_u64().unwrap_or(0)
+            tl.shown,
+            tl.n
         );
     }
     out.push_str("</section>\n");
@@ -420,7 +414,9 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     if let Some(t) = &page.table {
         table(&mut out, t);
     }
-    plots(&mut out, report)?;
+    if let Some(ps) = &page.plots {
+        plots(&mut out, ps)?;
+    }
     // Every check, grouped by area as in the terminal; groups with a
     // failure open.
     // (A report saved by an older proofpack names no areas: its checks are

@@ -13,7 +13,7 @@
 //! count is 0).
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 /// The page data of a report; a part is `None` when the report has none.
@@ -26,7 +26,7 @@ pub struct Page {
     /// The published inputs with their checks, and the write-up's blocks.
     pub published: Option<Value>,
     /// The latency series, per point.
-    pub plots: Option<Value>,
+    pub plots: Option<Vec<Plot>>,
 }
 
 /// A part of a saved report's page data that does not have its type.
@@ -119,6 +119,120 @@ pub struct Seal {
     pub ok: Option<bool>,
 }
 
+/// The latency plots of one measured point: the TTFT and TPOT empirical
+/// CDFs of its ok requests, and each request's TTFT over its time window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Plot {
+    /// The point's name (`?` when a saved report names none).
+    #[serde(default = "unnamed")]
+    pub point: String,
+    /// The budgets, when the run declares them.
+    pub slo: Option<Slo>,
+    /// TTFT of each request over the point's window, sampled.
+    pub timeline: Timeline,
+    /// Time per output token, milliseconds.
+    pub tpot_ms: Metric,
+    /// Time to first token, seconds.
+    pub ttft_s: Metric,
+}
+
+fn unnamed() -> String {
+    "?".to_string()
+}
+
+/// The SLO budgets a plot draws: NaN when a saved report gives none.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Slo {
+    /// Largest acceptable time per output token, milliseconds.
+    #[serde(default = "nan", deserialize_with = "number")]
+    pub tpot_ms: f64,
+    /// Largest acceptable time to first token, seconds.
+    #[serde(default = "nan", deserialize_with = "number")]
+    pub ttft_s: f64,
+}
+
+/// One metric of a point: its empirical CDF and percentiles.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Metric {
+    /// The CDF, downsampled.
+    pub cdf: Cdf,
+    /// The percentiles the plot marks.
+    pub marks: Marks,
+}
+
+/// An empirical CDF: of `n` sorted values, `shown` kept at evenly spaced
+/// ranks (the smallest and the largest always).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Cdf {
+    /// Values in all.
+    pub n: usize,
+    /// The values kept, ascending.
+    pub points: Vec<CdfPoint>,
+    /// Values kept.
+    pub shown: usize,
+}
+
+/// A value of a CDF and the share of the values at or below it, written
+/// as `[value, share]`; NaN where the report has null.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CdfPoint(
+    #[serde(deserialize_with = "number")] pub f64,
+    #[serde(deserialize_with = "number")] pub f64,
+);
+
+/// The p50, p95 and p99 of a metric, when known.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Marks {
+    /// Median.
+    pub p50: Option<f64>,
+    /// 95th percentile.
+    pub p95: Option<f64>,
+    /// 99th percentile.
+    pub p99: Option<f64>,
+}
+
+/// The measured requests of a point over its window: every failed,
+/// timed-out or cancelled one up to a cap, and every `stride`-th ok one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Timeline {
+    /// Measured requests of the point.
+    pub n: usize,
+    /// The requests shown.
+    pub points: Vec<TimelinePoint>,
+    /// Requests shown.
+    pub shown: usize,
+    /// Every `stride`-th ok request is shown.
+    pub stride: usize,
+    /// The earliest send time, when there is a request.
+    pub t0: Option<f64>,
+}
+
+/// A request on the timeline, written as `[seconds since t0, TTFT or
+/// null, status]`: its send time relative to the point's first (NaN where
+/// the report has null), its TTFT when known, and its status (`ok`,
+/// `error`, `timeout`, `cancelled`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelinePoint(
+    #[serde(deserialize_with = "number")] pub f64,
+    pub Option<f64>,
+    pub String,
+);
+
+fn nan() -> f64 {
+    f64::NAN
+}
+
+/// A number the report writes as null when it is not finite, read back
+/// as NaN.
+fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +287,79 @@ mod tests {
         assert_eq!(Page::read(&report).unwrap().table, Some(t));
         let page = Page::read(&json!({"table": {"rows": []}})).unwrap();
         assert_eq!(page.table, Some(Table::default()));
+    }
+
+    fn plot() -> Plot {
+        let metric = Metric {
+            cdf: Cdf {
+                n: 3,
+                points: vec![CdfPoint(0.25, 0.5), CdfPoint(0.5, 1.0)],
+                shown: 2,
+            },
+            marks: Marks {
+                p50: Some(0.25),
+                p95: None,
+                p99: Some(0.5),
+            },
+        };
+        Plot {
+            point: "p1".into(),
+            slo: Some(Slo {
+                tpot_ms: 300.0,
+                ttft_s: 10.0,
+            }),
+            timeline: Timeline {
+                n: 3,
+                points: vec![
+                    TimelinePoint(0.0, Some(1.5), "ok".into()),
+                    TimelinePoint(2.0, None, "timeout".into()),
+                ],
+                shown: 2,
+                stride: 1,
+                t0: Some(1.0e9),
+            },
+            tpot_ms: metric.clone(),
+            ttft_s: metric,
+        }
+    }
+
+    #[test]
+    fn the_plots_are_written_in_name_order_and_read_back() {
+        let p = plot();
+        written_in_name_order(&p);
+        let report = json!({"plots": [p]});
+        assert_eq!(Page::read(&report).unwrap().plots, Some(vec![plot()]));
+    }
+
+    /// A number that is not finite is written as null and read back as
+    /// NaN; a point without a name reads as `?`, a plot without budgets
+    /// has NaN ones.
+    #[test]
+    fn a_null_number_reads_as_nan() {
+        let mut p = plot();
+        p.timeline.points[0].0 = f64::INFINITY;
+        p.ttft_s.cdf.points[1].1 = f64::NAN;
+        p.slo = Some(Slo {
+            tpot_ms: f64::NAN,
+            ttft_s: 10.0,
+        });
+        let written = serde_json::to_value(&p).unwrap();
+        assert_eq!(written["timeline"]["points"][0], json!([null, 1.5, "ok"]));
+        assert_eq!(written["slo"], json!({"tpot_ms": null, "ttft_s": 10.0}));
+        let read = &Page::read(&json!({ "plots": [written] }))
+            .unwrap()
+            .plots
+            .unwrap()[0];
+        assert!(read.timeline.points[0].0.is_nan());
+        assert!(read.ttft_s.cdf.points[1].1.is_nan());
+        assert!(read.slo.unwrap().tpot_ms.is_nan());
+        let read = &Page::read(&json!({"plots": [{"slo": {}}]}))
+            .unwrap()
+            .plots
+            .unwrap()[0];
+        assert_eq!(read.point, "?");
+        assert!(read.slo.unwrap().ttft_s.is_nan());
+        assert_eq!(read.ttft_s, Metric::default());
     }
 
     /// A report without page data (an older one) has no parts; a part

@@ -15,7 +15,9 @@
 use serde_json::{json, Value};
 
 use crate::publication::Publication;
-use crate::report::page::{Context, Page, Seal, Table};
+use crate::report::page::{
+    Cdf, CdfPoint, Context, Marks, Metric, Page, Plot, Seal, Slo, Table, Timeline, TimelinePoint,
+};
 use crate::run::qualification::Pins;
 use crate::verify::outcome::table;
 use crate::verify::outcome::table::PointRow;
@@ -27,53 +29,66 @@ pub use crate::run::metrics::MAX_TIMELINE_POINTS;
 
 pub use crate::verify::inputs::PageContext;
 
-fn cdf(sorted: &[f64]) -> Value {
+fn cdf(sorted: &[f64]) -> Cdf {
     let n = sorted.len();
     let take = n.min(MAX_CDF_POINTS);
-    let mut pts = Vec::with_capacity(take);
+    let mut points = Vec::with_capacity(take);
     for i in 0..take {
         let rank = if take <= 1 {
             0
         } else {
             (i * (n - 1) + (take - 1) / 2) / (take - 1)
         };
-        pts.push(json!([sorted[rank], (rank + 1) as f64 / n as f64]));
+        points.push(CdfPoint(sorted[rank], (rank + 1) as f64 / n as f64));
     }
-    json!({"n": n, "shown": take, "points": pts})
+    Cdf {
+        n,
+        points,
+        shown: take,
+    }
 }
 
-fn timeline(t: &crate::run::metrics::SampledTimeline) -> Value {
+fn timeline(t: &crate::run::metrics::SampledTimeline) -> Timeline {
     let t0 = t.t0.unwrap_or(f64::INFINITY);
-    let pts: Vec<Value> = t
+    let points: Vec<TimelinePoint> = t
         .points
         .iter()
-        .map(|(at, ttft, st)| json!([at - t0, ttft, st.as_str()]))
+        .map(|(at, ttft, st)| TimelinePoint(at - t0, *ttft, st.as_str().to_string()))
         .collect();
-    json!({
-        "n": t.n,
-        "shown": pts.len(),
-        "stride": t.stride,
-        "t0": t.t0.map_or(Value::Null, |t0| json!(t0)),
-        "points": pts
-    })
+    Timeline {
+        n: t.n,
+        shown: points.len(),
+        points,
+        stride: t.stride,
+        t0: t.t0,
+    }
 }
 
-fn plots(rows: &[PointRow], v: &Verification) -> Value {
-    let slo = v.qualification.as_ref().map(|q| q.slo.clone());
-    Value::Array(
-        rows.iter()
-            .map(|r| {
-                let m = &r.metrics;
-                json!({
-                    "point": r.name,
-                    "slo": slo.as_ref().map(|s| json!({"ttft_s": s.ttft_s, "tpot_ms": s.tpot_s * 1000.0})),
-                    "ttft_s": {"cdf": cdf(&r.series.ttft_s), "marks": {"p50": m.ttft_s[0], "p95": m.ttft_s[1], "p99": m.ttft_s[2]}},
-                    "tpot_ms": {"cdf": cdf(&r.series.tpot_ms), "marks": {"p50": m.tpot_ms[0], "p95": m.tpot_ms[1], "p99": m.tpot_ms[2]}},
-                    "timeline": timeline(&r.timeline),
-                })
-            })
-            .collect(),
-    )
+fn metric(sorted: &[f64], p: &[Option<f64>; 3]) -> Metric {
+    Metric {
+        cdf: cdf(sorted),
+        marks: Marks {
+            p50: p[0],
+            p95: p[1],
+            p99: p[2],
+        },
+    }
+}
+
+fn plots(rows: &[PointRow], v: &Verification) -> Vec<Plot> {
+    let slo = v.qualification.as_ref().map(|q| Slo {
+        tpot_ms: q.slo.tpot_s * 1000.0,
+        ttft_s: q.slo.ttft_s,
+    });
+    rows.iter()
+        .map(|r| Plot {
+            point: r.name.clone(),
+            slo,
+            timeline: timeline(&r.timeline),
+            tpot_ms: metric(&r.series.tpot_ms, &r.metrics.tpot_ms),
+            ttft_s: metric(&r.series.ttft_s, &r.metrics.ttft_s),
+        })
+        .collect()
 }
 
 fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<Value> {
@@ -159,12 +174,11 @@ pub fn enrich(
         rows: v.rows.iter().map(table::cells).collect(),
     };
     let published = Some(published(v, publication, pins)).filter(|p| !p.is_null());
-    let plots = plots(&v.rows, v);
     v.report.set_page(Page {
         context: Some(context),
         table: Some(table),
         published,
-        plots: Some(plots),
+        plots: Some(plots(&v.rows, v)),
     });
 }
 
@@ -176,13 +190,11 @@ mod tests {
     fn cdf_keeps_the_ends_and_at_most_the_cap() {
         let v: Vec<f64> = (0..100_000).map(|i| i as f64).collect();
         let c = cdf(&v);
-        let pts = c["points"].as_array().unwrap();
-        assert_eq!(pts.len(), MAX_CDF_POINTS);
-        assert_eq!(pts[0][0], 0.0);
-        assert_eq!(pts[MAX_CDF_POINTS - 1][0], 99_999.0);
-        assert_eq!(pts[MAX_CDF_POINTS - 1][1], 1.0);
-        assert_eq!(cdf(&[2.0])["points"][0], json!([2.0, 1.0]));
-        assert_eq!(cdf(&[])["n"], 0);
+        assert_eq!(c.points.len(), MAX_CDF_POINTS);
+        assert_eq!(c.points[0].0, 0.0);
+        assert_eq!(c.points[MAX_CDF_POINTS - 1], CdfPoint(99_999.0, 1.0));
+        assert_eq!(cdf(&[2.0]).points, [CdfPoint(2.0, 1.0)]);
+        assert_eq!(cdf(&[]).n, 0);
     }
 
     #[test]
@@ -197,9 +209,8 @@ mod tests {
             || s.iter().copied(),
             MAX_TIMELINE_POINTS,
         ));
-        assert_eq!(t["n"], 10_000);
-        let pts = t["points"].as_array().unwrap();
-        assert!(pts.len() <= MAX_TIMELINE_POINTS);
-        assert!(pts.iter().any(|p| p[2] == "error"));
+        assert_eq!(t.n, 10_000);
+        assert!(t.points.len() <= MAX_TIMELINE_POINTS);
+        assert!(t.points.iter().any(|p| p.2 == "error"));
     }
 }
