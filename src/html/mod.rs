@@ -1,6 +1,7 @@
 //! The auditor's report as one self-contained HTML page, drawn from the
-//! JSON report alone (`proofpack/report/v1` with its page fields), so that
-//! the page and the JSON can never disagree.
+//! JSON report alone (`proofpack/report/v1` with its page fields, read back
+//! into the types of [`crate::report::page`] that wrote them), so that the
+//! page and the JSON can never disagree.
 //!
 //! One file: styles inline, plots as inline SVG ([`plot`], drawn with
 //! `plotters`), no script, no font, no link to anything: it opens from a USB
@@ -17,7 +18,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::report::page::{Context, Page, Plot, Slo, Table};
+use crate::report::page::{Context, Page, Plot, Published, Slo, Table};
 
 pub use text::esc;
 use text::show;
@@ -204,39 +205,35 @@ fn context_list(out: &mut String, report: &Value, ctx: &Context) {
     out.push_str("</dl>\n");
 }
 
-fn published(out: &mut String, report: &Value) {
-    let p = &report["published"];
-    let Some(rows) = p["rows"].as_array() else {
+fn published(out: &mut String, p: &Published) {
+    let Some(rows) = &p.rows else {
         return;
     };
-    let _ = writeln!(out, "<section id=\"published\"><h2>Pinned inputs as published</h2><p class=\"note\">From {}. Each row with the checks that compared it with the evidence.</p>", esc(&show(&p["source"])));
+    let _ = writeln!(out, "<section id=\"published\"><h2>Pinned inputs as published</h2><p class=\"note\">From {}. Each row with the checks that compared it with the evidence.</p>", esc(&p.source));
     out.push_str("<table><thead><tr><th scope=\"col\">Input</th><th scope=\"col\">Published value</th><th scope=\"col\">Checks</th></tr></thead><tbody>\n");
     for r in rows {
-        let checks: Vec<String> = r["checks"]
-            .as_array()
-            .map(|cs| {
-                cs.iter()
-                    .map(|c| {
-                        let (cls, word) = status(c["ok"].as_bool());
-                        let by = if c["source"] == "publisher" {
-                            " <span class=\"st skip\">stated by the publisher: checked only against a file the publisher wrote for it</span>"
-                        } else {
-                            ""
-                        };
-                        format!(
-                            "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>{by}",
-                            esc(c["id"].as_str().unwrap_or(""))
-                        )
-                    })
-                    .collect()
+        let checks: Vec<String> = r
+            .checks
+            .iter()
+            .map(|c| {
+                let (cls, word) = status(c.ok);
+                let by = if c.source.as_deref() == Some("publisher") {
+                    " <span class=\"st skip\">stated by the publisher: checked only against a file the publisher wrote for it</span>"
+                } else {
+                    ""
+                };
+                format!(
+                    "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>{by}",
+                    esc(&c.id)
+                )
             })
-            .unwrap_or_default();
+            .collect();
         let _ = writeln!(
             out,
             "<tr class=\"published\" data-row=\"{}\"><td>{}</td><td class=\"mono detail\">{}</td><td>{}</td></tr>",
-            esc(r["label"].as_str().unwrap_or("")),
-            esc(r["label"].as_str().unwrap_or("")),
-            esc(r["value"].as_str().unwrap_or("")),
+            esc(&r.label),
+            esc(&r.label),
+            esc(&r.value),
             if checks.is_empty() { "<span class=\"st skip\">– no check</span>".to_string() } else { checks.join("<br>") }
         );
     }
@@ -409,8 +406,10 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     }
     // The write-up itself comes first after what was verified and what
     // failed (a failing page shows its failures on the first screen).
-    writeup::writeup(&mut out, report);
-    published(&mut out, report);
+    if let Some(p) = &page.published {
+        writeup::writeup(&mut out, p);
+        published(&mut out, p);
+    }
     if let Some(t) = &page.table {
         table(&mut out, t);
     }

@@ -13,7 +13,8 @@
 //! count is 0).
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::ser::{Error as _, SerializeMap};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// The page data of a report; a part is `None` when the report has none.
@@ -24,7 +25,7 @@ pub struct Page {
     /// The recomputed measured-points table.
     pub table: Option<Table>,
     /// The published inputs with their checks, and the write-up's blocks.
-    pub published: Option<Value>,
+    pub published: Option<Published>,
     /// The latency series, per point.
     pub plots: Option<Vec<Plot>>,
 }
@@ -117,6 +118,230 @@ pub struct Seal {
     pub detail: String,
     /// Passed, failed, or not checked (`None`).
     pub ok: Option<bool>,
+}
+
+/// The published inputs, each with the checks that compared it with the
+/// evidence, and with `--publication` the write-up itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Published {
+    /// With `--publication` the write-up's pinned-inputs rows as written,
+    /// else one row per pin (always written; a saved report without them
+    /// has no pinned-inputs section on its page).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Vec<PublishedRow>>,
+    /// Where they were published: the write-up's path, or `pins`.
+    pub source: String,
+    /// With `--publication`, the write-up's rendered blocks in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writeup: Option<Vec<Block>>,
+}
+
+/// A published input.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PublishedRow {
+    /// The checks about it, in report order.
+    pub checks: Vec<RowCheck>,
+    /// Its label (the write-up's) or the pin's name.
+    pub label: String,
+    /// The write-up's line it is on (none for a pin).
+    pub line: Option<usize>,
+    /// The published value, as written.
+    pub value: String,
+}
+
+/// A check about a published input, and its outcome.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RowCheck {
+    /// The check's id.
+    pub id: String,
+    /// Passed, failed, or not checked (`None`).
+    pub ok: Option<bool>,
+    /// `publisher` when the check compared the value only with a file
+    /// the publisher wrote for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// A rendered block of the write-up, written as an object whose `kind`
+/// says which (`h`, `p`, `code`, `rule`, `table`), with `line`, the
+/// write-up's line it starts on.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind")]
+pub enum Block {
+    /// A heading.
+    #[serde(rename = "h")]
+    Heading {
+        /// 1 to 6.
+        #[serde(default = "first_level")]
+        level: u8,
+        /// Its line.
+        #[serde(default)]
+        line: usize,
+        /// Its text.
+        #[serde(default)]
+        segments: Vec<Segment>,
+    },
+    /// A paragraph.
+    #[serde(rename = "p")]
+    Paragraph {
+        /// In a list item.
+        #[serde(default)]
+        item: bool,
+        /// Its line.
+        #[serde(default)]
+        line: usize,
+        /// In a block quote.
+        #[serde(default)]
+        quote: bool,
+        /// Its text.
+        #[serde(default)]
+        segments: Vec<Segment>,
+    },
+    /// A code block, verbatim.
+    #[serde(rename = "code")]
+    Code {
+        /// Its line.
+        #[serde(default)]
+        line: usize,
+        /// Its text.
+        #[serde(default)]
+        segments: Vec<Segment>,
+    },
+    /// A thematic break.
+    #[serde(rename = "rule")]
+    Rule {
+        /// Its line.
+        #[serde(default)]
+        line: usize,
+        /// Its text (none).
+        #[serde(default)]
+        segments: Vec<Segment>,
+    },
+    /// A table.
+    #[serde(rename = "table")]
+    Table {
+        /// For a table proofpack does not read, the check that says so.
+        checks: Option<Vec<String>>,
+        /// The header cells.
+        #[serde(default)]
+        header: Vec<Text>,
+        /// Its line.
+        #[serde(default)]
+        line: usize,
+        /// The outcome of `checks` (written with them only).
+        ok: Option<bool>,
+        /// The body's cells, row by row.
+        #[serde(default)]
+        rows: Vec<Vec<Segment>>,
+    },
+    /// A kind this reader does not know (never written).
+    #[serde(other)]
+    Unknown,
+}
+
+fn first_level() -> u8 {
+    1
+}
+
+/// Written as the object the report has always held: its members in the
+/// order of their names, `kind` among them.
+impl Serialize for Block {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self {
+            Block::Heading {
+                level,
+                line,
+                segments,
+            } => {
+                m.serialize_entry("kind", "h")?;
+                m.serialize_entry("level", level)?;
+                m.serialize_entry("line", line)?;
+                m.serialize_entry("segments", segments)?;
+            }
+            Block::Paragraph {
+                item,
+                line,
+                quote,
+                segments,
+            } => {
+                m.serialize_entry("item", item)?;
+                m.serialize_entry("kind", "p")?;
+                m.serialize_entry("line", line)?;
+                m.serialize_entry("quote", quote)?;
+                m.serialize_entry("segments", segments)?;
+            }
+            Block::Code { line, segments } | Block::Rule { line, segments } => {
+                let kind = if matches!(self, Block::Code { .. }) {
+                    "code"
+                } else {
+                    "rule"
+                };
+                m.serialize_entry("kind", kind)?;
+                m.serialize_entry("line", line)?;
+                m.serialize_entry("segments", segments)?;
+            }
+            Block::Table {
+                checks,
+                header,
+                line,
+                ok,
+                rows,
+            } => {
+                if let Some(c) = checks {
+                    m.serialize_entry("checks", c)?;
+                }
+                m.serialize_entry("header", header)?;
+                m.serialize_entry("kind", "table")?;
+                m.serialize_entry("line", line)?;
+                if checks.is_some() {
+                    m.serialize_entry("ok", ok)?;
+                }
+                m.serialize_entry("rows", rows)?;
+            }
+            Block::Unknown => {
+                return Err(S::Error::custom("a block of an unknown kind"));
+            }
+        }
+        m.end()
+    }
+}
+
+/// A piece of the write-up's text: a statement or cell with the checks
+/// about it, or text no check is about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Segment {
+    /// Checked (an object with `checks`).
+    Marked(Mark),
+    /// Not checked (`{"text"}` alone).
+    Plain(Text),
+}
+
+/// A statement or cell and the checks about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mark {
+    /// The ids of the checks about it.
+    pub checks: Vec<String>,
+    /// What the evidence gives, from each failed check (its `actual`).
+    #[serde(default)]
+    pub found: Vec<Value>,
+    /// Any failed, `false`; all passed, `true`; else `None`.
+    pub ok: Option<bool>,
+    /// The text, as rendered.
+    #[serde(default)]
+    pub text: String,
+}
+
+/// Text, as rendered.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Text {
+    /// The text.
+    pub text: String,
 }
 
 /// The latency plots of one measured point: the TTFT and TPOT empirical
@@ -234,155 +459,4 @@ fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    /// A part written as the report writes it: every object's members in
-    /// the order of their names (what a `serde_json::Value` holds them in).
-    fn written_in_name_order<T: Serialize>(part: &T) {
-        let written = serde_json::to_string(part).unwrap();
-        let sorted = serde_json::to_string(&serde_json::to_value(part).unwrap()).unwrap();
-        assert_eq!(written, sorted);
-    }
-
-    fn context() -> Context {
-        Context {
-            bundle_sha256: Some("ab".into()),
-            manifest_sha256: None,
-            model: Some("m".into()),
-            pinned: true,
-            pins: None,
-            publication: Some("W.md".into()),
-            run: Some("r".into()),
-            seal: Some(Seal {
-                detail: "signed".into(),
-                ok: None,
-            }),
-            structure_only: false,
-            target: "b.tgz".into(),
-            tool: "proofpack 0".into(),
-            trust: Some("trust.json".into()),
-            trust_sha256: Some("cd".into()),
-            verified_at: "2026-01-01T00:00:00Z".into(),
-        }
-    }
-
-    #[test]
-    fn the_context_is_written_in_name_order_and_read_back() {
-        let c = context();
-        written_in_name_order(&c);
-        let report = json!({"context": c});
-        assert_eq!(Page::read(&report).unwrap().context, Some(c));
-    }
-
-    #[test]
-    fn the_table_is_written_in_name_order_and_read_back() {
-        let t = Table {
-            headers: vec!["Offered rate (req/s)".into(), "Result".into()],
-            rows: vec![vec!["0.5".into(), "200/200 within limits".into()]],
-        };
-        written_in_name_order(&t);
-        let report = json!({"table": t});
-        assert_eq!(Page::read(&report).unwrap().table, Some(t));
-        let page = Page::read(&json!({"table": {"rows": []}})).unwrap();
-        assert_eq!(page.table, Some(Table::default()));
-    }
-
-    fn plot() -> Plot {
-        let metric = Metric {
-            cdf: Cdf {
-                n: 3,
-                points: vec![CdfPoint(0.25, 0.5), CdfPoint(0.5, 1.0)],
-                shown: 2,
-            },
-            marks: Marks {
-                p50: Some(0.25),
-                p95: None,
-                p99: Some(0.5),
-            },
-        };
-        Plot {
-            point: "p1".into(),
-            slo: Some(Slo {
-                tpot_ms: 300.0,
-                ttft_s: 10.0,
-            }),
-            timeline: Timeline {
-                n: 3,
-                points: vec![
-                    TimelinePoint(0.0, Some(1.5), "ok".into()),
-                    TimelinePoint(2.0, None, "timeout".into()),
-                ],
-                shown: 2,
-                stride: 1,
-                t0: Some(1.0e9),
-            },
-            tpot_ms: metric.clone(),
-            ttft_s: metric,
-        }
-    }
-
-    #[test]
-    fn the_plots_are_written_in_name_order_and_read_back() {
-        let p = plot();
-        written_in_name_order(&p);
-        let report = json!({"plots": [p]});
-        assert_eq!(Page::read(&report).unwrap().plots, Some(vec![plot()]));
-    }
-
-    /// A number that is not finite is written as null and read back as
-    /// NaN; a point without a name reads as `?`, a plot without budgets
-    /// has NaN ones.
-    #[test]
-    fn a_null_number_reads_as_nan() {
-        let mut p = plot();
-        p.timeline.points[0].0 = f64::INFINITY;
-        p.ttft_s.cdf.points[1].1 = f64::NAN;
-        p.slo = Some(Slo {
-            tpot_ms: f64::NAN,
-            ttft_s: 10.0,
-        });
-        let written = serde_json::to_value(&p).unwrap();
-        assert_eq!(written["timeline"]["points"][0], json!([null, 1.5, "ok"]));
-        assert_eq!(written["slo"], json!({"tpot_ms": null, "ttft_s": 10.0}));
-        let read = &Page::read(&json!({ "plots": [written] }))
-            .unwrap()
-            .plots
-            .unwrap()[0];
-        assert!(read.timeline.points[0].0.is_nan());
-        assert!(read.ttft_s.cdf.points[1].1.is_nan());
-        assert!(read.slo.unwrap().tpot_ms.is_nan());
-        let read = &Page::read(&json!({"plots": [{"slo": {}}]}))
-            .unwrap()
-            .plots
-            .unwrap()[0];
-        assert_eq!(read.point, "?");
-        assert!(read.slo.unwrap().ttft_s.is_nan());
-        assert_eq!(read.ttft_s, Metric::default());
-    }
-
-    /// A report without page data (an older one) has no parts; a part
-    /// without a member reads it as its default; a member the reader does
-    /// not know is ignored; a member of another type is refused, naming
-    /// the part.
-    #[test]
-    fn absent_parts_and_members_read_as_before() {
-        assert_eq!(Page::read(&json!({"checks": []})).unwrap(), Page::default());
-        assert_eq!(
-            Page::read(&json!({"context": null})).unwrap(),
-            Page::default()
-        );
-        let page = Page::read(&json!({"context": {"seal": {}, "future": 1}})).unwrap();
-        assert_eq!(
-            page.context,
-            Some(Context {
-                seal: Some(Seal::default()),
-                ..Context::default()
-            })
-        );
-        let e = Page::read(&json!({"context": {"run": 5}})).unwrap_err();
-        assert_eq!(e.part, "context");
-        assert!(e.to_string().starts_with("context: invalid type"), "{e}");
-    }
-}
+mod tests;

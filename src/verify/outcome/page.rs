@@ -3,7 +3,8 @@
 //! never disagree: the context of the verification, the recomputed table,
 //! the published inputs with their checks, and per point the latency
 //! series, downsampled so that a run of 100,000 requests per point stays a
-//! page of a few hundred KiB.
+//! page of a few hundred KiB. Built here as the types of
+//! [`crate::report::page`], which the report writes and the page reads.
 //!
 //! Downsampling: an empirical CDF of n values keeps at most
 //! [`MAX_CDF_POINTS`] of them, at evenly spaced ranks (the smallest and the
@@ -12,11 +13,10 @@
 //! / 2 and an evenly strided sample of the ok ones for the rest. Both counts
 //! are written next to the series, so the page says what it shows.
 
-use serde_json::{json, Value};
-
 use crate::publication::Publication;
 use crate::report::page::{
-    Cdf, CdfPoint, Context, Marks, Metric, Page, Plot, Seal, Slo, Table, Timeline, TimelinePoint,
+    Cdf, CdfPoint, Context, Marks, Metric, Page, Plot, Published, PublishedRow, RowCheck, Seal,
+    Slo, Table, Timeline, TimelinePoint,
 };
 use crate::run::qualification::Pins;
 use crate::verify::outcome::table;
@@ -91,51 +91,69 @@ fn plots(rows: &[PointRow], v: &Verification) -> Vec<Plot> {
         .collect()
 }
 
-fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<Value> {
+fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<RowCheck> {
     v.report
         .checks()
         .iter()
         .filter(|c| c.id == exact || c.id.starts_with(prefix))
-        .map(|c| match c.source() {
-            Some(src) => json!({"id": c.id, "ok": c.ok(), "source": src}),
-            None => json!({"id": c.id, "ok": c.ok()}),
+        .map(|c| RowCheck {
+            id: c.id.clone(),
+            ok: c.ok(),
+            source: c.source().map(str::to_string),
         })
         .collect()
 }
 
-fn published(v: &Verification, publication: Option<&Publication>, pins: Option<&Pins>) -> Value {
+fn published(
+    v: &Verification,
+    publication: Option<&Publication>,
+    pins: Option<&Pins>,
+) -> Option<Published> {
     if let Some(p) = publication {
-        let rows: Vec<Value> = p
+        let rows = p
             .pinned
             .iter()
             .map(|r| {
                 let id = format!("publication:pin:{}", r.slug);
-                json!({
-                    "label": r.label, "value": r.value, "line": r.line,
-                    "checks": checks_of(v, &id, &format!("{id}.")),
-                })
+                PublishedRow {
+                    checks: checks_of(v, &id, &format!("{id}.")),
+                    label: r.label.clone(),
+                    line: Some(r.line),
+                    value: r.value.clone(),
+                }
             })
             .collect();
-        return json!({"source": p.origin, "rows": rows, "writeup": crate::verify::outcome::writeup::writeup(&v.report, p)});
+        return Some(Published {
+            rows: Some(rows),
+            source: p.origin.clone(),
+            writeup: Some(crate::verify::outcome::writeup::writeup(&v.report, p)),
+        });
     }
-    if let Some(pins) = pins {
-        let rows: Vec<Value> = pins
-            .pins
-            .iter()
-            .map(|pin| {
-                let value = match (&pin.sha256, &pin.value) {
-                    (Some(d), _) => d.prefixed(),
-                    (None, Some(serde_json::Value::String(s))) => s.clone(),
-                    (None, Some(other)) => other.to_string(),
-                    (None, None) => String::new(),
-                };
-                let id = format!("pin:{}", pin.name);
-                json!({"label": pin.name, "value": value, "line": null, "checks": checks_of(v, &id, &format!("{id}."))})
-            })
-            .collect();
-        return json!({"source": "pins", "rows": rows});
-    }
-    Value::Null
+    let pins = pins?;
+    let rows = pins
+        .pins
+        .iter()
+        .map(|pin| {
+            let value = match (&pin.sha256, &pin.value) {
+                (Some(d), _) => d.prefixed(),
+                (None, Some(serde_json::Value::String(s))) => s.clone(),
+                (None, Some(other)) => other.to_string(),
+                (None, None) => String::new(),
+            };
+            let id = format!("pin:{}", pin.name);
+            PublishedRow {
+                checks: checks_of(v, &id, &format!("{id}.")),
+                label: pin.name.clone(),
+                line: None,
+                value,
+            }
+        })
+        .collect();
+    Some(Published {
+        rows: Some(rows),
+        source: "pins".to_string(),
+        writeup: None,
+    })
 }
 
 /// Fills the report's page fields (`context`, `table`, `published`,
@@ -173,11 +191,10 @@ pub fn enrich(
         headers: table::HEADERS.iter().map(|h| h.to_string()).collect(),
         rows: v.rows.iter().map(table::cells).collect(),
     };
-    let published = Some(published(v, publication, pins)).filter(|p| !p.is_null());
     v.report.set_page(Page {
         context: Some(context),
         table: Some(table),
-        published,
+        published: published(v, publication, pins),
         plots: Some(plots(&v.rows, v)),
     });
 }
