@@ -10,7 +10,9 @@
 //! writes them (by name). A member a reader does not know is ignored; one
 //! an older report lacks reads as its default, as the page has always read
 //! it (an absent part is not drawn, an absent string is empty, an absent
-//! count is 0).
+//! count is 0); one of another type is refused ([`PageError`], naming the
+//! part). A number that is not finite is written as null, and a null
+//! where a number belongs reads back as NaN, which the page does not draw.
 
 use serde::de::DeserializeOwned;
 use serde::ser::{Error as _, SerializeMap};
