@@ -1,6 +1,7 @@
 //! The auditor's report as one self-contained HTML page, drawn from the
-//! JSON report alone (`proofpack/report/v1` with its page fields), so that
-//! the page and the JSON can never disagree.
+//! JSON report alone (`proofpack/report/v1` with its page fields, read back
+//! into the types of [`crate::report::page`] that wrote them), so that the
+//! page and the JSON can never disagree.
 //!
 //! One file: styles inline, plots as inline SVG ([`plot`], drawn with
 //! `plotters`), no script, no font, no link to anything: it opens from a USB
@@ -16,6 +17,8 @@ mod writeup;
 use std::fmt::Write as _;
 
 use serde_json::Value;
+
+use crate::report::page::{Context, Page, Plot, Published, Slo, Table};
 
 pub use text::esc;
 use text::show;
@@ -71,11 +74,11 @@ figure { margin: .5rem 0 1.2rem; } figcaption { color: var(--muted); font-size: 
 }
 "#;
 
-fn status(ok: &Value) -> (&'static str, &'static str) {
+fn status(ok: Option<bool>) -> (&'static str, &'static str) {
     match ok {
-        Value::Bool(true) => ("pass", "✔ PASS"),
-        Value::Bool(false) => ("fail", "✘ FAIL"),
-        _ => ("skip", "– NOT CHECKED"),
+        Some(true) => ("pass", "✔ PASS"),
+        Some(false) => ("fail", "✘ FAIL"),
+        None => ("skip", "– NOT CHECKED"),
     }
 }
 
@@ -102,7 +105,7 @@ dl.ef dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas
 fn check_rows_failing(out: &mut String, checks: &[&Value], anchor: bool) {
     out.push_str("<table class=\"checks\"><colgroup><col class=\"c-st\"><col class=\"c-id\"><col class=\"c-detail\"></colgroup><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail, expected and found</th></tr></thead><tbody>\n");
     for c in checks {
-        let (cls, word) = status(&c["ok"]);
+        let (cls, word) = status(c["ok"].as_bool());
         let id = c["id"].as_str().unwrap_or("");
         let (expected, found) = (show(&c["expected"]), show(&c["actual"]));
         let mut values = String::new();
@@ -130,7 +133,7 @@ fn check_rows_failing(out: &mut String, checks: &[&Value], anchor: bool) {
 fn check_rows(out: &mut String, checks: &[&Value], anchor: bool) {
     out.push_str("<table><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Check</th><th scope=\"col\">Detail</th><th scope=\"col\">Expected</th><th scope=\"col\">Found</th></tr></thead><tbody>\n");
     for c in checks {
-        let (cls, word) = status(&c["ok"]);
+        let (cls, word) = status(c["ok"].as_bool());
         let id = c["id"].as_str().unwrap_or("");
         let _ = writeln!(
             out,
@@ -157,13 +160,13 @@ fn row_anchor(anchor: bool, id: &str) -> String {
     }
 }
 
-fn context_list(out: &mut String, report: &Value) {
-    let ctx = &report["context"];
+fn context_list(out: &mut String, report: &Value, ctx: &Context) {
     let row = |out: &mut String, k: &str, v: String| {
         if !v.is_empty() {
             let _ = writeln!(out, "<dt>{}</dt><dd>{v}</dd>", esc(k));
         }
     };
+    let text = |v: &Option<String>| esc(v.as_deref().unwrap_or(""));
     out.push_str("<dl class=\"context\">\n");
     row(
         out,
@@ -173,9 +176,9 @@ fn context_list(out: &mut String, report: &Value) {
             esc(report["target"].as_str().unwrap_or(""))
         ),
     );
-    row(out, "Run", esc(&show(&ctx["run"])));
-    row(out, "Model", esc(&show(&ctx["model"])));
-    if let Some(d) = ctx["bundle_sha256"].as_str() {
+    row(out, "Run", text(&ctx.run));
+    row(out, "Model", text(&ctx.model));
+    if let Some(d) = &ctx.bundle_sha256 {
         row(
             out,
             "Bundle SHA-256",
@@ -185,130 +188,109 @@ fn context_list(out: &mut String, report: &Value) {
             ),
         );
     }
-    if let Some(d) = ctx["manifest_sha256"].as_str() {
+    if let Some(d) = &ctx.manifest_sha256 {
         row(out, "MANIFEST SHA-256", format!("<span class=\"mono\">{}</span> (the list of every file in the bundle and its digest)", esc(d)));
     }
-    if let Some(s) = ctx["seal"].as_object() {
-        let (_, word) = status(s.get("ok").unwrap_or(&Value::Null));
-        row(
-            out,
-            "Release seal",
-            format!(
-                "{word}: {}",
-                esc(s.get("detail").and_then(Value::as_str).unwrap_or(""))
-            ),
-        );
+    if let Some(s) = &ctx.seal {
+        let (_, word) = status(s.ok);
+        row(out, "Release seal", format!("{word}: {}", esc(&s.detail)));
     }
-    if let Some(t) = ctx["trust_sha256"].as_str() {
-        row(out, "Trust file", format!("{} (SHA-256 <span class=\"mono\">{}</span>): the keys the auditor trusts, never taken from the bundle", esc(&show(&ctx["trust"])), esc(t)));
+    if let Some(t) = &ctx.trust_sha256 {
+        row(out, "Trust file", format!("{} (SHA-256 <span class=\"mono\">{}</span>): the keys the auditor trusts, never taken from the bundle", text(&ctx.trust), esc(t)));
     }
-    row(out, "Publication", esc(&show(&ctx["publication"])));
-    row(out, "Pins", esc(&show(&ctx["pins"])));
-    row(out, "Tool", esc(&show(&ctx["tool"])));
-    row(out, "Time", esc(&show(&ctx["verified_at"])));
+    row(out, "Publication", text(&ctx.publication));
+    row(out, "Pins", text(&ctx.pins));
+    row(out, "Tool", esc(&ctx.tool));
+    row(out, "Time", esc(&ctx.verified_at));
     out.push_str("</dl>\n");
 }
 
-fn published(out: &mut String, report: &Value) {
-    let p = &report["published"];
-    let Some(rows) = p["rows"].as_array() else {
+fn published(out: &mut String, p: &Published) {
+    let Some(rows) = &p.rows else {
         return;
     };
-    let _ = writeln!(out, "<section id=\"published\"><h2>Pinned inputs as published</h2><p class=\"note\">From {}. Each row with the checks that compared it with the evidence.</p>", esc(&show(&p["source"])));
+    let _ = writeln!(out, "<section id=\"published\"><h2>Pinned inputs as published</h2><p class=\"note\">From {}. Each row with the checks that compared it with the evidence.</p>", esc(&p.source));
     out.push_str("<table><thead><tr><th scope=\"col\">Input</th><th scope=\"col\">Published value</th><th scope=\"col\">Checks</th></tr></thead><tbody>\n");
     for r in rows {
-        let checks: Vec<String> = r["checks"]
-            .as_array()
-            .map(|cs| {
-                cs.iter()
-                    .map(|c| {
-                        let (cls, word) = status(&c["ok"]);
-                        let by = if c["source"] == "publisher" {
-                            " <span class=\"st skip\">stated by the publisher: checked only against a file the publisher wrote for it</span>"
-                        } else {
-                            ""
-                        };
-                        format!(
-                            "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>{by}",
-                            esc(c["id"].as_str().unwrap_or(""))
-                        )
-                    })
-                    .collect()
+        let checks: Vec<String> = r
+            .checks
+            .iter()
+            .map(|c| {
+                let (cls, word) = status(c.ok);
+                let by = if c.source.as_deref() == Some("publisher") {
+                    " <span class=\"st skip\">stated by the publisher: checked only against a file the publisher wrote for it</span>"
+                } else {
+                    ""
+                };
+                format!(
+                    "<span class=\"st {cls}\">{word}</span> <span class=\"mono\">{}</span>{by}",
+                    esc(&c.id)
+                )
             })
-            .unwrap_or_default();
+            .collect();
         let _ = writeln!(
             out,
             "<tr class=\"published\" data-row=\"{}\"><td>{}</td><td class=\"mono detail\">{}</td><td>{}</td></tr>",
-            esc(r["label"].as_str().unwrap_or("")),
-            esc(r["label"].as_str().unwrap_or("")),
-            esc(r["value"].as_str().unwrap_or("")),
+            esc(&r.label),
+            esc(&r.label),
+            esc(&r.value),
             if checks.is_empty() { "<span class=\"st skip\">– no check</span>".to_string() } else { checks.join("<br>") }
         );
     }
     out.push_str("</tbody></table></section>\n");
 }
 
-fn table(out: &mut String, report: &Value) {
-    let t = &report["table"];
-    let (Some(h), Some(rows)) = (t["headers"].as_array(), t["rows"].as_array()) else {
-        return;
-    };
-    if rows.is_empty() {
+fn table(out: &mut String, t: &Table) {
+    // A table without headers (never written) or without rows is not drawn.
+    if t.headers.is_empty() || t.rows.is_empty() {
         return;
     }
     out.push_str("<section id=\"measured\"><h2>Measured points, recomputed from the raw client records</h2><p class=\"note\">Failed, timed-out and cancelled requests are counted in the result column.</p><table><thead><tr>");
-    for c in h {
-        let _ = write!(
-            out,
-            "<th scope=\"col\">{}</th>",
-            esc(c.as_str().unwrap_or(""))
-        );
+    for c in &t.headers {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(c));
     }
     out.push_str("</tr></thead><tbody>\n");
-    for r in rows {
+    for cells in &t.rows {
         out.push_str("<tr class=\"measured\">");
-        let cells = r.as_array().cloned().unwrap_or_default();
         for (i, c) in cells.iter().enumerate() {
             let cls = if i + 1 == cells.len() {
                 ""
             } else {
                 " class=\"num\""
             };
-            let _ = write!(out, "<td{cls}>{}</td>", esc(c.as_str().unwrap_or("")));
+            let _ = write!(out, "<td{cls}>{}</td>", esc(c));
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></section>\n");
 }
 
-fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
-    let Some(ps) = report["plots"].as_array() else {
-        return Ok(());
-    };
+fn plots(out: &mut String, ps: &[Plot]) -> Result<(), HtmlError> {
     if ps.is_empty() {
         return Ok(());
     }
     out.push_str("<section id=\"latency\"><h2>Latency against the budgets</h2><p class=\"note\">Empirical CDFs over the ok measured requests, their axis zoomed to the data, the SLO budget as a red line (a red bar at the edge, with its value, when it lies beyond the data), p50/p95/p99 marked; and each request's TTFT over the point's time window, failures as red crosses. A CDF of more than 1,000 requests is drawn at 1,000 evenly spaced ranks; a timeline of more than 2,000 requests keeps every failure (up to 1,000) and an evenly strided sample of the rest.</p>\n");
     for p in ps {
-        let name = p["point"].as_str().unwrap_or("?");
+        let name = p.point.as_str();
         let _ = writeln!(out, "<h3>Point {}</h3><div class=\"plots\">", esc(name));
-        let slo = &p["slo"];
+        // A budget the report gives as null (or not at all) is not drawn.
+        let budget = |b: fn(&Slo) -> f64| p.slo.as_ref().map(b).filter(|b| !b.is_nan());
         let plot_err = |what: String| {
             move |reason: String| HtmlError::Plot {
                 what: what.clone(),
                 reason,
             }
         };
-        for (key, title, unit, budget) in [
-            ("ttft_s", "TTFT", "s", slo["ttft_s"].as_f64()),
-            ("tpot_ms", "TPOT", "ms", slo["tpot_ms"].as_f64()),
+        for (key, title, unit, metric, budget) in [
+            ("ttft_s", "TTFT", "s", &p.ttft_s, budget(|s| s.ttft_s)),
+            ("tpot_ms", "TPOT", "ms", &p.tpot_ms, budget(|s| s.tpot_ms)),
         ] {
-            let cdf = &p[key]["cdf"];
+            let cdf = &metric.cdf;
             let svg = plot::cdf_svg(
                 &format!("{title} CDF, {name}"),
                 unit,
                 cdf,
-                &p[key]["marks"],
+                &metric.marks,
                 budget,
             )
             .map_err(plot_err(format!("{key} of {name}")))?;
@@ -317,24 +299,20 @@ fn plots(out: &mut String, report: &Value) -> Result<(), HtmlError> {
                 "<figure class=\"plot\" data-plot=\"{key}-cdf\" data-point=\"{}\" role=\"img\" aria-label=\"{title} CDF of point {}\">{svg}<figcaption>{title} of {} ok requests{}</figcaption></figure>",
                 esc(name),
                 esc(name),
-                cdf["n"].as_u64().unwrap_or(0),
-                if cdf["shown"].as_u64() < cdf["n"].as_u64() { format!(" (drawn at {} ranks)", cdf["shown"].as_u64().unwrap_or(0)) } else { String::new() }
+                cdf.n,
+                if cdf.shown < cdf.n { format!(" (drawn at {} ranks)", cdf.shown) } else { String::new() }
             );
         }
-        let tl = &p["timeline"];
-        let svg = plot::timeline_svg(
-            &format!("TTFT over time, {name}"),
-            tl,
-            slo["ttft_s"].as_f64(),
-        )
-        .map_err(plot_err(format!("timeline of {name}")))?;
+        let tl = &p.timeline;
+        let svg = plot::timeline_svg(&format!("TTFT over time, {name}"), tl, budget(|s| s.ttft_s))
+            .map_err(plot_err(format!("timeline of {name}")))?;
         let _ = writeln!(
             out,
             "<figure class=\"plot\" data-plot=\"timeline\" data-point=\"{}\" role=\"img\" aria-label=\"TTFT over time of point {}\">{svg}<figcaption>{} of {} measured requests shown</figcaption></figure></div>",
             esc(name),
             esc(name),
-            tl["shown"].as_u64().unwrap_or(0),
-            tl["n"].as_u64().unwrap_or(0)
+            tl.shown,
+            tl.n
         );
     }
     out.push_str("</section>\n");
@@ -347,6 +325,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     // A page shows what its report's checks give, never what a saved
     // report claims beside them.
     crate::report::check_saved(report).map_err(|e| HtmlError::NotAReport(e.0))?;
+    let page = Page::read(report).map_err(|e| HtmlError::NotAReport(e.to_string()))?;
     let checks: Vec<&Value> = report["checks"]
         .as_array()
         .ok_or_else(|| HtmlError::NotAReport("no checks array".into()))?
@@ -414,7 +393,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
         }
     );
     out.push_str("<section id=\"context\"><h2>What was verified</h2>\n");
-    context_list(&mut out, report);
+    context_list(&mut out, report, &page.context.unwrap_or_default());
     out.push_str("</section>\n");
     if !failed.is_empty() {
         let _ = writeln!(
@@ -427,10 +406,16 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     }
     // The write-up itself comes first after what was verified and what
     // failed (a failing page shows its failures on the first screen).
-    writeup::writeup(&mut out, report);
-    published(&mut out, report);
-    table(&mut out, report);
-    plots(&mut out, report)?;
+    if let Some(p) = &page.published {
+        writeup::writeup(&mut out, p);
+        published(&mut out, p);
+    }
+    if let Some(t) = &page.table {
+        table(&mut out, t);
+    }
+    if let Some(ps) = &page.plots {
+        plots(&mut out, ps)?;
+    }
     // Every check, grouped by area as in the terminal; groups with a
     // failure open.
     // (A report saved by an older proofpack names no areas: its checks are

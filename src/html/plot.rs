@@ -5,7 +5,8 @@
 //! the point's time window with failed requests marked.
 
 use plotters::prelude::*;
-use serde_json::Value;
+
+use crate::report::page::{Cdf, CdfPoint, Marks, Timeline, TimelinePoint};
 
 /// Width and height of every plot, pixels.
 pub const SIZE: (u32, u32) = (560, 300);
@@ -14,14 +15,14 @@ const OK: RGBColor = RGBColor(31, 92, 168);
 const BUDGET: RGBColor = RGBColor(200, 40, 40);
 const MARK: RGBColor = RGBColor(90, 90, 90);
 
-fn pairs(v: &Value) -> Vec<(f64, f64)> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The points of a CDF the report gives numbers for (a saved report's
+/// null reads as NaN).
+fn pairs(points: &[CdfPoint]) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .filter(|p| !p.0.is_nan() && !p.1.is_nan())
+        .map(|p| (p.0, p.1))
+        .collect()
 }
 
 fn upper(x: f64) -> f64 {
@@ -60,19 +61,19 @@ pub fn cdf_range(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo, mx + pad)
 }
 
-/// An empirical CDF: `cdf` is `{"points": [[x, share], ...]}`, `marks` the
+/// An empirical CDF: `cdf` its points (value, share), `marks` the
 /// percentiles, `budget` the SLO line (drawn where it is when it falls in
 /// the data's range, [`cdf_range`]; otherwise marked at the edge it lies
 /// beyond, with its value).
 pub fn cdf_svg(
     title: &str,
     unit: &str,
-    cdf: &Value,
-    marks: &Value,
+    cdf: &Cdf,
+    marks: &Marks,
     budget: Option<f64>,
 ) -> Result<String, String> {
-    let pts = pairs(&cdf["points"]);
-    let n = cdf["n"].as_u64().unwrap_or(0);
+    let pts = pairs(&cdf.points);
+    let n = cdf.n;
     let (xmin, xmax) = cdf_range(pts.iter().map(|p| p.0));
     let mut out = String::new();
     {
@@ -154,8 +155,12 @@ pub fn cdf_svg(
             }
             None => {}
         }
-        for (name, share) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
-            if let Some(x) = marks[name].as_f64() {
+        for (name, share, mark) in [
+            ("p50", 0.5, marks.p50),
+            ("p95", 0.95, marks.p95),
+            ("p99", 0.99, marks.p99),
+        ] {
+            if let Some(x) = mark {
                 chart
                     .draw_series(PointSeries::of_element(
                         vec![(x, share)],
@@ -182,22 +187,23 @@ pub fn cdf_svg(
     Ok(out)
 }
 
-/// The TTFT of each request against its send time: `timeline` is
-/// `{"points": [[t, ttft|null, status], ...]}`; failed requests (no TTFT
-/// or a status other than ok) are drawn as crosses on the x axis or at
-/// their TTFT.
-pub fn timeline_svg(title: &str, timeline: &Value, budget: Option<f64>) -> Result<String, String> {
-    let raw = timeline["points"].as_array().cloned().unwrap_or_default();
+/// The TTFT of each request against its send time: `timeline`'s points
+/// are (t, TTFT when known, status); failed requests (no TTFT or a status
+/// other than ok) are drawn as crosses on the x axis or at their TTFT, and
+/// a request without a time (a saved report's null, read as NaN) is not
+/// drawn.
+pub fn timeline_svg(
+    title: &str,
+    timeline: &Timeline,
+    budget: Option<f64>,
+) -> Result<String, String> {
     let mut ok = Vec::new();
     let mut bad = Vec::new();
-    for p in &raw {
-        let (Some(t), st) = (
-            p.get(0).and_then(Value::as_f64),
-            p.get(2).and_then(Value::as_str).unwrap_or(""),
-        ) else {
+    for TimelinePoint(t, ttft, st) in &timeline.points {
+        let (t, ttft) = (*t, *ttft);
+        if t.is_nan() {
             continue;
-        };
-        let ttft = p.get(1).and_then(Value::as_f64);
+        }
         if st == "ok" {
             if let Some(y) = ttft {
                 ok.push((t, y));
@@ -271,16 +277,19 @@ pub fn timeline_svg(title: &str, timeline: &Value, budget: Option<f64>) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn cdf(xs: &[f64]) -> Value {
+    fn cdf(xs: &[f64]) -> Cdf {
         let n = xs.len();
-        let pts: Vec<Value> = xs
+        let points: Vec<CdfPoint> = xs
             .iter()
             .enumerate()
-            .map(|(i, x)| json!([x, (i + 1) as f64 / n as f64]))
+            .map(|(i, x)| CdfPoint(*x, (i + 1) as f64 / n as f64))
             .collect();
-        json!({"n": n, "points": pts})
+        Cdf {
+            n,
+            shown: n,
+            points,
+        }
     }
 
     #[test]
@@ -297,7 +306,10 @@ mod tests {
         assert_eq!(cdf_range(std::iter::empty()), (0.0, 1.0));
 
         let c = cdf(&[258.0, 259.5, 262.0]);
-        let marks = json!({"p50": 259.5});
+        let marks = Marks {
+            p50: Some(259.5),
+            ..Marks::default()
+        };
         let beyond = cdf_svg("TPOT", "ms", &c, &marks, Some(300.0)).unwrap();
         assert!(
             beyond.contains("SLO budget 300 ms, right of the axis"),

@@ -10,9 +10,8 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::text::{esc, show};
+use crate::report::page::{Block, Published, Segment};
 
 /// Styles of the write-up section.
 pub const STYLE: &str = r#"
@@ -27,26 +26,25 @@ pub const STYLE: &str = r#"
 .writeup table.claim-table .skip { background: #eee; }
 "#;
 
-fn class(ok: &Value) -> &'static str {
+fn class(ok: Option<bool>) -> &'static str {
     match ok {
-        Value::Bool(true) => "pass",
-        Value::Bool(false) => "fail",
-        _ => "skip",
+        Some(true) => "pass",
+        Some(false) => "fail",
+        None => "skip",
     }
 }
 
-fn segment(out: &mut String, seg: &Value, statement: bool) {
-    let text = seg["text"].as_str().unwrap_or("");
-    let Some(ids) = seg["checks"].as_array() else {
-        out.push_str(&esc(text));
-        return;
+fn segment(out: &mut String, seg: &Segment, statement: bool) {
+    let m = match seg {
+        Segment::Plain(t) => {
+            out.push_str(&esc(&t.text));
+            return;
+        }
+        Segment::Marked(m) => m,
     };
-    let ids: Vec<&str> = ids.iter().filter_map(Value::as_str).collect();
-    let cls = class(&seg["ok"]);
-    let found: Vec<String> = seg["found"]
-        .as_array()
-        .map(|f| f.iter().map(show).collect())
-        .unwrap_or_default();
+    let ids: Vec<&str> = m.checks.iter().map(String::as_str).collect();
+    let cls = class(m.ok);
+    let found: Vec<String> = m.found.iter().map(show).collect();
     let found = if found.is_empty() {
         String::new()
     } else {
@@ -72,76 +70,87 @@ fn segment(out: &mut String, seg: &Value, statement: bool) {
                 _ => "not checked",
             }
         )),
-        esc(text)
+        esc(&m.text)
     );
 }
 
 /// Appends the write-up section, when the report carries one.
-pub fn writeup(out: &mut String, report: &Value) {
-    let p = &report["published"];
-    let Some(blocks) = p["writeup"].as_array() else {
+pub fn writeup(out: &mut String, p: &Published) {
+    let Some(blocks) = &p.writeup else {
         return;
     };
     let _ = writeln!(
         out,
         "<style>{STYLE}</style><section id=\"writeup\"><h2>The write-up as published</h2><p class=\"note\">{}, as GitHub renders it. Every statement and value proofpack checks is marked: green held, red did not (the value the evidence gives beside it), grey not checked; hover for the check's id, listed under “Every check”.</p><div class=\"writeup\">",
-        esc(&show(&p["source"]))
+        esc(&p.source)
     );
+    let segs = |out: &mut String, segments: &[Segment]| {
+        for s in segments {
+            segment(out, s, true);
+        }
+    };
     for (i, b) in blocks.iter().enumerate() {
-        let segs = |out: &mut String| {
-            for s in b["segments"].as_array().into_iter().flatten() {
-                segment(out, s, true);
-            }
-        };
-        match b["kind"].as_str().unwrap_or("") {
-            "h" => {
-                let l = (b["level"].as_u64().unwrap_or(1) + 2).min(6);
+        match b {
+            Block::Heading {
+                level, segments, ..
+            } => {
+                let l = (u64::from(*level) + 2).min(6);
                 let _ = write!(out, "<h{l} data-block=\"{i}\">");
-                segs(out);
+                segs(out, segments);
                 let _ = writeln!(out, "</h{l}>");
             }
-            "p" => {
+            Block::Paragraph {
+                item,
+                quote,
+                segments,
+                ..
+            } => {
                 let mut cls = Vec::new();
-                if b["item"] == true {
+                if *item {
                     cls.push("item");
                 }
-                if b["quote"] == true {
+                if *quote {
                     cls.push("quote");
                 }
                 let _ = write!(out, "<p class=\"{}\" data-block=\"{i}\">", cls.join(" "));
-                segs(out);
+                segs(out, segments);
                 out.push_str("</p>\n");
             }
-            "code" => {
+            Block::Code { segments, .. } => {
                 let _ = write!(out, "<pre data-block=\"{i}\">");
-                segs(out);
+                segs(out, segments);
                 out.push_str("</pre>\n");
             }
-            "rule" => {
+            Block::Rule { .. } => {
                 let _ = writeln!(out, "<hr data-block=\"{i}\">");
             }
-            "table" => {
-                let unread = b["checks"].as_array().is_some();
+            Block::Table {
+                checks,
+                header,
+                rows,
+                ..
+            } => {
+                // A table proofpack does not read names the check that
+                // says so.
+                let unread = checks
+                    .as_ref()
+                    .map(|c| c.first().map_or("", String::as_str));
                 let _ = write!(
                     out,
                     "<table class=\"claim-table{}\" data-block=\"{i}\"{}><thead><tr>",
-                    if unread { " skip" } else { "" },
-                    if unread {
-                        format!(
-                            " data-checks=\"{}\"",
-                            esc(b["checks"][0].as_str().unwrap_or(""))
-                        )
-                    } else {
-                        String::new()
+                    if unread.is_some() { " skip" } else { "" },
+                    match unread {
+                        Some(id) => format!(" data-checks=\"{}\"", esc(id)),
+                        None => String::new(),
                     }
                 );
-                for h in b["header"].as_array().into_iter().flatten() {
-                    let _ = write!(out, "<th>{}</th>", esc(h["text"].as_str().unwrap_or("")));
+                for h in header {
+                    let _ = write!(out, "<th>{}</th>", esc(&h.text));
                 }
                 out.push_str("</tr></thead><tbody>");
-                for r in b["rows"].as_array().into_iter().flatten() {
+                for r in rows {
                     out.push_str("<tr>");
-                    for c in r.as_array().into_iter().flatten() {
+                    for c in r {
                         out.push_str("<td>");
                         segment(out, c, false);
                         out.push_str("</td>");
@@ -150,7 +159,7 @@ pub fn writeup(out: &mut String, report: &Value) {
                 }
                 out.push_str("</tbody></table>\n");
             }
-            _ => {}
+            Block::Unknown => {}
         }
     }
     out.push_str("</div></section>\n");

@@ -17,8 +17,12 @@
 //! area with [`Report::enter`]; a check may name its own with
 //! [`Check::in_area`]; otherwise its area is the head of its id (the text
 //! before the first `:` or `.`).
+//!
+//! A report of `verify` also carries the HTML page's data ([`page`]): typed
+//! here, below both the verifier that writes it and the page that reads it.
 
 pub mod junit;
+pub mod page;
 mod saved;
 mod types;
 

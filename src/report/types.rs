@@ -5,6 +5,8 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::page::Page;
+
 /// Schema tag of the JSON report.
 pub const REPORT_SCHEMA: &str = "proofpack/report/v1";
 
@@ -518,10 +520,7 @@ pub struct Report {
     /// What it requires of checks that cannot show what they check.
     strictness: Strictness,
     verdict: Option<String>,
-    context: Option<Value>,
-    table: Option<Value>,
-    published: Option<Value>,
-    plots: Option<Value>,
+    page: Page,
 }
 
 impl Report {
@@ -533,10 +532,7 @@ impl Report {
             area: None,
             strictness: Strictness::Lenient,
             verdict: None,
-            context: None,
-            table: None,
-            published: None,
-            plots: None,
+            page: Page::default(),
         }
     }
 
@@ -644,25 +640,16 @@ impl Report {
         self.verdict = Some(line.into());
     }
 
-    /// What was verified with what, for the HTML page.
-    pub fn context(&self) -> Option<&Value> {
-        self.context.as_ref()
+    /// What the HTML page needs besides the checks.
+    pub fn page(&self) -> &Page {
+        &self.page
     }
 
     /// Sets the page data: context (tool, time, digests, seal, trust,
     /// publication), the recomputed measured-points table, the published
     /// inputs with the outcomes of their checks, and the latency series.
-    pub fn set_page(
-        &mut self,
-        context: Value,
-        table: Value,
-        published: Option<Value>,
-        plots: Value,
-    ) {
-        self.context = Some(context);
-        self.table = Some(table);
-        self.published = published;
-        self.plots = Some(plots);
+    pub fn set_page(&mut self, page: Page) {
+        self.page = page;
     }
 
     /// The report as one JSON object (spec section 7).
@@ -675,10 +662,10 @@ impl Serialize for Report {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let n = 5
             + usize::from(self.verdict.is_some())
-            + usize::from(self.context.is_some())
-            + usize::from(self.table.is_some())
-            + usize::from(self.published.is_some())
-            + usize::from(self.plots.is_some());
+            + usize::from(self.page.context.is_some())
+            + usize::from(self.page.table.is_some())
+            + usize::from(self.page.published.is_some())
+            + usize::from(self.page.plots.is_some());
         let mut st = s.serialize_struct("Report", n)?;
         st.serialize_field("schema", REPORT_SCHEMA)?;
         st.serialize_field("ok", &self.ok())?;
@@ -688,16 +675,16 @@ impl Serialize for Report {
         if let Some(v) = &self.verdict {
             st.serialize_field("verdict", v)?;
         }
-        if let Some(v) = &self.context {
+        if let Some(v) = &self.page.context {
             st.serialize_field("context", v)?;
         }
-        if let Some(v) = &self.table {
+        if let Some(v) = &self.page.table {
             st.serialize_field("table", v)?;
         }
-        if let Some(v) = &self.published {
+        if let Some(v) = &self.page.published {
             st.serialize_field("published", v)?;
         }
-        if let Some(v) = &self.plots {
+        if let Some(v) = &self.page.plots {
             st.serialize_field("plots", v)?;
         }
         st.end()

@@ -3,7 +3,8 @@
 //! never disagree: the context of the verification, the recomputed table,
 //! the published inputs with their checks, and per point the latency
 //! series, downsampled so that a run of 100,000 requests per point stays a
-//! page of a few hundred KiB.
+//! page of a few hundred KiB. Built here as the types of
+//! [`crate::report::page`], which the report writes and the page reads.
 //!
 //! Downsampling: an empirical CDF of n values keeps at most
 //! [`MAX_CDF_POINTS`] of them, at evenly spaced ranks (the smallest and the
@@ -12,9 +13,11 @@
 //! / 2 and an evenly strided sample of the ok ones for the rest. Both counts
 //! are written next to the series, so the page says what it shows.
 
-use serde_json::{json, Value};
-
 use crate::publication::Publication;
+use crate::report::page::{
+    Cdf, CdfPoint, Context, Marks, Metric, Page, Plot, Published, PublishedRow, RowCheck, Seal,
+    Slo, Table, Timeline, TimelinePoint,
+};
 use crate::run::qualification::Pins;
 use crate::verify::outcome::table;
 use crate::verify::outcome::table::PointRow;
@@ -26,100 +29,131 @@ pub use crate::run::metrics::MAX_TIMELINE_POINTS;
 
 pub use crate::verify::inputs::PageContext;
 
-fn cdf(sorted: &[f64]) -> Value {
+fn cdf(sorted: &[f64]) -> Cdf {
     let n = sorted.len();
     let take = n.min(MAX_CDF_POINTS);
-    let mut pts = Vec::with_capacity(take);
+    let mut points = Vec::with_capacity(take);
     for i in 0..take {
         let rank = if take <= 1 {
             0
         } else {
             (i * (n - 1) + (take - 1) / 2) / (take - 1)
         };
-        pts.push(json!([sorted[rank], (rank + 1) as f64 / n as f64]));
+        points.push(CdfPoint(sorted[rank], (rank + 1) as f64 / n as f64));
     }
-    json!({"n": n, "shown": take, "points": pts})
+    Cdf {
+        n,
+        points,
+        shown: take,
+    }
 }
 
-fn timeline(t: &crate::run::metrics::SampledTimeline) -> Value {
+fn timeline(t: &crate::run::metrics::SampledTimeline) -> Timeline {
     let t0 = t.t0.unwrap_or(f64::INFINITY);
-    let pts: Vec<Value> = t
+    let points: Vec<TimelinePoint> = t
         .points
         .iter()
-        .map(|(at, ttft, st)| json!([at - t0, ttft, st.as_str()]))
+        .map(|(at, ttft, st)| TimelinePoint(at - t0, *ttft, st.as_str().to_string()))
         .collect();
-    json!({
-        "n": t.n,
-        "shown": pts.len(),
-        "stride": t.stride,
-        "t0": t.t0.map_or(Value::Null, |t0| json!(t0)),
-        "points": pts
-    })
+    Timeline {
+        n: t.n,
+        shown: points.len(),
+        points,
+        stride: t.stride,
+        t0: t.t0,
+    }
 }
 
-fn plots(rows: &[PointRow], v: &Verification) -> Value {
-    let slo = v.qualification.as_ref().map(|q| q.slo.clone());
-    Value::Array(
-        rows.iter()
-            .map(|r| {
-                let m = &r.metrics;
-                json!({
-                    "point": r.name,
-                    "slo": slo.as_ref().map(|s| json!({"ttft_s": s.ttft_s, "tpot_ms": s.tpot_s * 1000.0})),
-                    "ttft_s": {"cdf": cdf(&r.series.ttft_s), "marks": {"p50": m.ttft_s[0], "p95": m.ttft_s[1], "p99": m.ttft_s[2]}},
-                    "tpot_ms": {"cdf": cdf(&r.series.tpot_ms), "marks": {"p50": m.tpot_ms[0], "p95": m.tpot_ms[1], "p99": m.tpot_ms[2]}},
-                    "timeline": timeline(&r.timeline),
-                })
-            })
-            .collect(),
-    )
+fn metric(sorted: &[f64], p: &[Option<f64>; 3]) -> Metric {
+    Metric {
+        cdf: cdf(sorted),
+        marks: Marks {
+            p50: p[0],
+            p95: p[1],
+            p99: p[2],
+        },
+    }
 }
 
-fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<Value> {
-    v.report
-        .checks()
-        .iter()
-        .filter(|c| c.id == exact || c.id.starts_with(prefix))
-        .map(|c| match c.source() {
-            Some(src) => json!({"id": c.id, "ok": c.ok(), "source": src}),
-            None => json!({"id": c.id, "ok": c.ok()}),
+fn plots(rows: &[PointRow], v: &Verification) -> Vec<Plot> {
+    let slo = v.qualification.as_ref().map(|q| Slo {
+        tpot_ms: q.slo.tpot_s * 1000.0,
+        ttft_s: q.slo.ttft_s,
+    });
+    rows.iter()
+        .map(|r| Plot {
+            point: r.name.clone(),
+            slo,
+            timeline: timeline(&r.timeline),
+            tpot_ms: metric(&r.series.tpot_ms, &r.metrics.tpot_ms),
+            ttft_s: metric(&r.series.ttft_s, &r.metrics.ttft_s),
         })
         .collect()
 }
 
-fn published(v: &Verification, publication: Option<&Publication>, pins: Option<&Pins>) -> Value {
+fn checks_of(v: &Verification, exact: &str, prefix: &str) -> Vec<RowCheck> {
+    v.report
+        .checks()
+        .iter()
+        .filter(|c| c.id == exact || c.id.starts_with(prefix))
+        .map(|c| RowCheck {
+            id: c.id.clone(),
+            ok: c.ok(),
+            source: c.source().map(str::to_string),
+        })
+        .collect()
+}
+
+fn published(
+    v: &Verification,
+    publication: Option<&Publication>,
+    pins: Option<&Pins>,
+) -> Option<Published> {
     if let Some(p) = publication {
-        let rows: Vec<Value> = p
+        let rows = p
             .pinned
             .iter()
             .map(|r| {
                 let id = format!("publication:pin:{}", r.slug);
-                json!({
-                    "label": r.label, "value": r.value, "line": r.line,
-                    "checks": checks_of(v, &id, &format!("{id}.")),
-                })
+                PublishedRow {
+                    checks: checks_of(v, &id, &format!("{id}.")),
+                    label: r.label.clone(),
+                    line: Some(r.line),
+                    value: r.value.clone(),
+                }
             })
             .collect();
-        return json!({"source": p.origin, "rows": rows, "writeup": crate::verify::outcome::writeup::writeup(&v.report, p)});
+        return Some(Published {
+            rows: Some(rows),
+            source: p.origin.clone(),
+            writeup: Some(crate::verify::outcome::writeup::writeup(&v.report, p)),
+        });
     }
-    if let Some(pins) = pins {
-        let rows: Vec<Value> = pins
-            .pins
-            .iter()
-            .map(|pin| {
-                let value = match (&pin.sha256, &pin.value) {
-                    (Some(d), _) => d.prefixed(),
-                    (None, Some(serde_json::Value::String(s))) => s.clone(),
-                    (None, Some(other)) => other.to_string(),
-                    (None, None) => String::new(),
-                };
-                let id = format!("pin:{}", pin.name);
-                json!({"label": pin.name, "value": value, "line": null, "checks": checks_of(v, &id, &format!("{id}."))})
-            })
-            .collect();
-        return json!({"source": "pins", "rows": rows});
-    }
-    Value::Null
+    let pins = pins?;
+    let rows = pins
+        .pins
+        .iter()
+        .map(|pin| {
+            let value = match (&pin.sha256, &pin.value) {
+                (Some(d), _) => d.prefixed(),
+                (None, Some(serde_json::Value::String(s))) => s.clone(),
+                (None, Some(other)) => other.to_string(),
+                (None, None) => String::new(),
+            };
+            let id = format!("pin:{}", pin.name);
+            PublishedRow {
+                checks: checks_of(v, &id, &format!("{id}.")),
+                label: pin.name.clone(),
+                line: None,
+                value,
+            }
+        })
+        .collect();
+    Some(Published {
+        rows: Some(rows),
+        source: "pins".to_string(),
+        writeup: None,
+    })
 }
 
 /// Fills the report's page fields (`context`, `table`, `published`,
@@ -130,35 +164,39 @@ pub fn enrich(
     publication: Option<&Publication>,
     pins: Option<&Pins>,
 ) {
-    let seal = v
-        .report
-        .get("seal")
-        .map(|c| json!({"ok": c.ok(), "detail": c.detail}));
-    let context = json!({
-        "tool": crate::TOOL,
-        "verified_at": ctx.verified_at,
-        "target": v.report.target(),
-        "run": v.qualification.as_ref().map(|q| q.name.clone()).or_else(|| v.root.clone()),
-        "model": v.qualification.as_ref().map(|q| q.model.clone()),
-        "bundle_sha256": v.bundle_sha256.map(|d| d.to_hex()),
-        "manifest_sha256": v.manifest_digest.map(|d| d.to_hex()),
-        "seal": seal,
-        "trust": ctx.trust,
-        "trust_sha256": ctx.trust_sha256.map(|d| d.to_hex()),
-        "publication": ctx.publication,
-        "pins": ctx.pins,
-        "structure_only": v.structure_only,
-        "pinned": v.pinned,
+    let context = Context {
+        bundle_sha256: v.bundle_sha256.map(|d| d.to_hex()),
+        manifest_sha256: v.manifest_digest.map(|d| d.to_hex()),
+        model: v.qualification.as_ref().map(|q| q.model.clone()),
+        pinned: v.pinned,
+        pins: ctx.pins.clone(),
+        publication: ctx.publication.clone(),
+        run: v
+            .qualification
+            .as_ref()
+            .map(|q| q.name.clone())
+            .or_else(|| v.root.clone()),
+        seal: v.report.get("seal").map(|c| Seal {
+            detail: c.detail.clone(),
+            ok: c.ok(),
+        }),
+        structure_only: v.structure_only,
+        target: v.report.target().to_string(),
+        tool: crate::TOOL.to_string(),
+        trust: ctx.trust.clone(),
+        trust_sha256: ctx.trust_sha256.map(|d| d.to_hex()),
+        verified_at: ctx.verified_at.clone(),
+    };
+    let table = Table {
+        headers: table::HEADERS.iter().map(|h| h.to_string()).collect(),
+        rows: v.rows.iter().map(table::cells).collect(),
+    };
+    v.report.set_page(Page {
+        context: Some(context),
+        table: Some(table),
+        published: published(v, publication, pins),
+        plots: Some(plots(&v.rows, v)),
     });
-    let rows: Vec<Value> = v.rows.iter().map(|r| json!(table::cells(r))).collect();
-    let published = Some(published(v, publication, pins)).filter(|p| !p.is_null());
-    let plots = plots(&v.rows, v);
-    v.report.set_page(
-        context,
-        json!({"headers": table::HEADERS, "rows": rows}),
-        published,
-        plots,
-    );
 }
 
 #[cfg(test)]
@@ -169,13 +207,11 @@ mod tests {
     fn cdf_keeps_the_ends_and_at_most_the_cap() {
         let v: Vec<f64> = (0..100_000).map(|i| i as f64).collect();
         let c = cdf(&v);
-        let pts = c["points"].as_array().unwrap();
-        assert_eq!(pts.len(), MAX_CDF_POINTS);
-        assert_eq!(pts[0][0], 0.0);
-        assert_eq!(pts[MAX_CDF_POINTS - 1][0], 99_999.0);
-        assert_eq!(pts[MAX_CDF_POINTS - 1][1], 1.0);
-        assert_eq!(cdf(&[2.0])["points"][0], json!([2.0, 1.0]));
-        assert_eq!(cdf(&[])["n"], 0);
+        assert_eq!(c.points.len(), MAX_CDF_POINTS);
+        assert_eq!(c.points[0].0, 0.0);
+        assert_eq!(c.points[MAX_CDF_POINTS - 1], CdfPoint(99_999.0, 1.0));
+        assert_eq!(cdf(&[2.0]).points, [CdfPoint(2.0, 1.0)]);
+        assert_eq!(cdf(&[]).n, 0);
     }
 
     #[test]
@@ -190,9 +226,8 @@ mod tests {
             || s.iter().copied(),
             MAX_TIMELINE_POINTS,
         ));
-        assert_eq!(t["n"], 10_000);
-        let pts = t["points"].as_array().unwrap();
-        assert!(pts.len() <= MAX_TIMELINE_POINTS);
-        assert!(pts.iter().any(|p| p[2] == "error"));
+        assert_eq!(t.n, 10_000);
+        assert!(t.points.len() <= MAX_TIMELINE_POINTS);
+        assert!(t.points.iter().any(|p| p.2 == "error"));
     }
 }

@@ -8,10 +8,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde_json::{json, Value};
-
 use crate::publication::document::{Block, ProseKind};
 use crate::publication::Publication;
+use crate::report::page::{self, Mark, Segment, Text};
 use crate::report::{Check, Report};
 
 /// The report's checks by id, sorted, so that a check and its family are
@@ -50,15 +49,15 @@ impl<'r> Index<'r> {
     }
 
     /// The outcome of the checks with ids `ids`: any failed, `false`; all
-    /// passed, `true`; else `null` (not checked).
-    fn outcome(&self, ids: &[String]) -> Value {
+    /// passed, `true`; else `None` (not checked).
+    fn outcome(&self, ids: &[String]) -> Option<bool> {
         let cs = self.checks(ids);
         if cs.iter().any(|c| c.failed()) {
-            json!(false)
+            Some(false)
         } else if !cs.is_empty() && cs.iter().all(|c| c.passed()) {
-            json!(true)
+            Some(true)
         } else {
-            Value::Null
+            None
         }
     }
 
@@ -79,20 +78,32 @@ impl<'r> Index<'r> {
 
     /// A marked piece of text: its checks, their outcome and, when one
     /// failed, what the evidence gives.
-    fn mark(&self, text: &str, ids: Vec<String>) -> Value {
+    fn mark(&self, text: &str, ids: Vec<String>) -> Segment {
         let ok = self.outcome(&ids);
-        let found: Vec<Value> = self
+        let found = self
             .checks(&ids)
             .into_iter()
             .filter(|c| c.failed())
             .filter_map(|c| c.actual.clone())
             .collect();
-        json!({"text": text, "checks": ids, "ok": ok, "found": found})
+        Segment::Marked(Mark {
+            checks: ids,
+            found,
+            ok,
+            text: text.to_string(),
+        })
     }
 }
 
+/// Text no check is about.
+fn plain(text: &str) -> Segment {
+    Segment::Plain(Text {
+        text: text.to_string(),
+    })
+}
+
 /// The write-up's blocks with their marks.
-pub fn writeup(report: &Report, p: &Publication) -> Value {
+pub fn writeup(report: &Report, p: &Publication) -> Vec<page::Block> {
     let index = Index::new(report);
     let cells = CellIndex::new(p);
     let measured: HashSet<usize> = p.measured_tables.iter().copied().collect();
@@ -104,7 +115,7 @@ pub fn writeup(report: &Report, p: &Publication) -> Value {
         while statements.next_if(|s| s.block < bi).is_some() {}
         match b {
             Block::Prose(pr) => {
-                let mut segs = Vec::new();
+                let mut segments = Vec::new();
                 let mut at = 0;
                 while let Some(s) = statements.next_if(|s| s.block == bi) {
                     let (from, to) = s.span;
@@ -112,66 +123,81 @@ pub fn writeup(report: &Report, p: &Publication) -> Value {
                         continue;
                     }
                     if from > at {
-                        segs.push(json!({"text": &pr.text[at..from]}));
+                        segments.push(plain(&pr.text[at..from]));
                     }
                     let id = crate::verify::checks::published::statement_check_id(s);
-                    segs.push(index.mark(&pr.text[from..to], vec![id]));
+                    segments.push(index.mark(&pr.text[from..to], vec![id]));
                     at = to;
                 }
                 if at < pr.text.len() {
-                    segs.push(json!({"text": &pr.text[at..]}));
+                    segments.push(plain(&pr.text[at..]));
                 }
-                let kind = match pr.kind {
-                    ProseKind::Paragraph => {
-                        json!({"kind": "p", "item": pr.in_list_item, "quote": pr.in_quote})
-                    }
-                    ProseKind::Heading(l) => json!({"kind": "h", "level": l}),
-                    ProseKind::Code => json!({"kind": "code"}),
-                    ProseKind::Rule => json!({"kind": "rule"}),
-                };
-                let mut v = kind;
-                v["line"] = json!(pr.line);
-                v["segments"] = json!(segs);
-                blocks.push(v);
+                let line = pr.line;
+                blocks.push(match pr.kind {
+                    ProseKind::Paragraph => page::Block::Paragraph {
+                        item: pr.in_list_item,
+                        line,
+                        quote: pr.in_quote,
+                        segments,
+                    },
+                    ProseKind::Heading(level) => page::Block::Heading {
+                        level,
+                        line,
+                        segments,
+                    },
+                    ProseKind::Code => page::Block::Code { line, segments },
+                    ProseKind::Rule => page::Block::Rule { line, segments },
+                });
             }
             Block::Table(t) => {
                 let pinned = p
                     .pinned
                     .first()
                     .is_some_and(|r| t.rows.iter().any(|row| row.line == r.line));
-                let header: Vec<Value> = t.header.iter().map(|c| json!({"text": c.text})).collect();
-                let rows: Vec<Value> = t
+                let header = t
+                    .header
+                    .iter()
+                    .map(|c| Text {
+                        text: c.text.clone(),
+                    })
+                    .collect();
+                let rows = t
                     .rows
                     .iter()
                     .map(|row| {
-                        let cells: Vec<Value> = row
-                            .cells
+                        row.cells
                             .iter()
                             .enumerate()
                             .map(|(ci, c)| {
                                 let ids =
                                     cells.checks(&index, pinned, row.line, ci, &t.header[ci].text);
                                 if ids.is_empty() {
-                                    json!({"text": c.text})
+                                    plain(&c.text)
                                 } else {
                                     index.mark(&c.text, ids)
                                 }
                             })
-                            .collect();
-                        json!(cells)
+                            .collect()
                     })
                     .collect();
-                let mut v =
-                    json!({"kind": "table", "line": t.line, "header": header, "rows": rows});
-                if !pinned && !measured.contains(&t.line) {
-                    v["checks"] = json!([format!("publication:table:{}", t.line)]);
-                    v["ok"] = index.outcome(&[format!("publication:table:{}", t.line)]);
-                }
-                blocks.push(v);
+                let (checks, ok) = if !pinned && !measured.contains(&t.line) {
+                    let id = format!("publication:table:{}", t.line);
+                    let ok = index.outcome(std::slice::from_ref(&id));
+                    (Some(vec![id]), ok)
+                } else {
+                    (None, None)
+                };
+                blocks.push(page::Block::Table {
+                    checks,
+                    header,
+                    line: t.line,
+                    ok,
+                    rows,
+                });
             }
         }
     }
-    json!(blocks)
+    blocks
 }
 
 /// Where the checks of a table cell are found: the pinned rows by line,
@@ -304,9 +330,9 @@ mod tests {
             ]
         );
         let ids = index.family("p:1.5.ttft_s.p99");
-        assert_eq!(index.outcome(&ids), json!(true));
-        assert_eq!(index.outcome(&index.family("p:1.5")), json!(false));
-        assert_eq!(index.outcome(&["p:9".to_string()]), Value::Null);
+        assert_eq!(index.outcome(&ids), Some(true));
+        assert_eq!(index.outcome(&index.family("p:1.5")), Some(false));
+        assert_eq!(index.outcome(&["p:9".to_string()]), None);
         // Each check once, in report order, however often its id is named.
         let twice = vec!["p:1".to_string(), "p:1.5".to_string(), "p:1".to_string()];
         let got: Vec<&str> = index.checks(&twice).iter().map(|c| c.id.as_str()).collect();
