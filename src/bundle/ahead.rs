@@ -6,10 +6,12 @@
 //! against MANIFEST, and the caller compares the two.
 
 use std::fs::File;
+use std::io::Read;
 use std::path::Path;
 
 use flate2::read::GzDecoder;
 
+use super::tar::{decode, typeflag, Header, BLOCK};
 use super::types::MANIFEST_NAME;
 use super::write::READ_FIRST;
 
@@ -20,35 +22,49 @@ const MAX_SKIPPED_MANIFEST: u64 = 256 << 20;
 /// is `<root>/MANIFEST` and the second `<root>/qualification.json`, both
 /// regular files, the second at most `cap` bytes; `None` otherwise (a v1
 /// bundle, another layout, anything unreadable: the caller reads the
-/// bundle in two passes).
+/// bundle in two passes). The headers are read by the same decoder as the
+/// verifying pass ([`super::tar::decode`]), raw: no PAX or GNU long-name
+/// record is read (a hostile one could declare gigabytes); the two entries
+/// proofpack writes first carry none, so any such record is a layout this
+/// reader leaves to the two-pass verification.
 pub fn read_ahead(path: &Path, cap: u64) -> Option<Vec<u8>> {
     let f = File::open(path).ok()?;
-    let mut archive = tar::Archive::new(GzDecoder::new(f));
-    // Raw: every header as it is, no PAX or GNU long-name record read on
-    // our behalf (a hostile one could declare gigabytes); the two entries
-    // proofpack writes first carry none, so any such record is a layout
-    // this reader leaves to the two-pass verification.
-    let mut entries = archive.entries().ok()?.raw(true);
-    let first = entries.next()?.ok()?;
-    let name = first.path().ok()?.to_string_lossy().into_owned();
+    let mut gz = GzDecoder::new(f);
+    let first = next_header(&mut gz)?;
+    let name = String::from_utf8(first.name).ok()?;
     let (root, file) = name.split_once('/')?;
     if file != MANIFEST_NAME
         || root.is_empty()
-        || first.header().entry_type() != tar::EntryType::Regular
-        || first.header().size().ok()? > MAX_SKIPPED_MANIFEST
+        || first.typeflag != typeflag::REGULAR
+        || first.size > MAX_SKIPPED_MANIFEST
     {
         return None;
     }
-    drop(first);
-    let mut second = entries.next()?.ok()?;
-    let name = second.path().ok()?.to_string_lossy().into_owned();
-    if name != format!("{root}/{READ_FIRST}")
-        || second.header().entry_type() != tar::EntryType::Regular
-        || second.header().size().ok()? > cap
+    let padded = first.size.div_ceil(BLOCK as u64) * BLOCK as u64;
+    let skipped = std::io::copy(&mut (&mut gz).take(padded), &mut std::io::sink()).ok()?;
+    if skipped != padded {
+        return None;
+    }
+    let second = next_header(&mut gz)?;
+    if second.name != format!("{root}/{READ_FIRST}").as_bytes()
+        || second.typeflag != typeflag::REGULAR
+        || second.size > cap
     {
         return None;
     }
-    crate::capped::read_to_cap(&mut second, cap).ok()?
+    let bytes = crate::capped::read_to_cap((&mut gz).take(second.size), cap).ok()??;
+    (bytes.len() as u64 == second.size).then_some(bytes)
+}
+
+/// The next header block of `r`, decoded; `None` at the end, on a short
+/// read or a header the decoder refuses.
+fn next_header(r: &mut impl Read) -> Option<Header> {
+    let mut block = [0u8; BLOCK];
+    r.read_exact(&mut block).ok()?;
+    if block.iter().all(|b| *b == 0) {
+        return None;
+    }
+    decode(&block).ok()
 }
 
 #[cfg(test)]
@@ -65,6 +81,9 @@ mod tests {
             h.set_entry_type(tar::EntryType::new(*kind));
             h.set_size(*size);
             h.set_mode(0o644);
+            h.set_uid(0);
+            h.set_gid(0);
+            h.set_mtime(0);
             h.set_cksum();
             tar.extend_from_slice(h.as_bytes());
             tar.extend_from_slice(data);
