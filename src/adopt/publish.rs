@@ -62,33 +62,49 @@ pub struct Published {
 
 /// A value with four significant digits (and no exponent).
 pub fn four_digits(v: f64) -> String {
+    four_digits_to(v, usize::MAX)
+}
+
+/// The most decimals of a time in seconds a derived record supports: its
+/// times are absolute (unix seconds near 1.7e9, whose doubles resolve
+/// 2.4e-7 s), so a time between two of them is known to the microsecond,
+/// not finer.
+pub const TIME_DECIMALS_S: usize = 6;
+
+/// [`four_digits`], with at most `decimals` decimals: no digit finer than
+/// what the value is known to.
+pub fn four_digits_to(v: f64, decimals: usize) -> String {
     let mag = if v == 0.0 {
         0
     } else {
         v.abs().log10().floor() as i32
     };
-    let d = (3 - mag).max(0) as usize;
+    let d = ((3 - mag).max(0) as usize).min(decimals);
     format!("{v:.d$}")
 }
 
 /// The claims of a point, from its recomputed metrics.
 fn claims(name: &str, m: &PointMetrics) -> Result<Value, AdoptError> {
-    let need = |what: &str, v: Option<f64>| -> Result<String, AdoptError> {
+    let need_to = |what: &str, v: Option<f64>, decimals: usize| -> Result<String, AdoptError> {
         match v {
-            Some(v) if v.is_finite() && v > 0.0 => Ok(four_digits(v)),
+            Some(v) if v.is_finite() && v > 0.0 => Ok(four_digits_to(v, decimals)),
             _ => Err(AdoptError::Refused(format!(
                 "point {name:?}: no {what} to publish (no ok request, or none with more than one output token)"
             ))),
         }
     };
-    let pcts = |what: &str, v: &[Option<f64>; 3]| -> Result<Value, AdoptError> {
-        Ok(json!({"p50": need(what, v[0])?, "p95": need(what, v[1])?, "p99": need(what, v[2])?}))
+    let need = |what: &str, v: Option<f64>| need_to(what, v, usize::MAX);
+    // Times to the microsecond (TIME_DECIMALS_S): TTFT in s, TPOT in ms.
+    let pcts = |what: &str, v: &[Option<f64>; 3], d: usize| -> Result<Value, AdoptError> {
+        Ok(
+            json!({"p50": need_to(what, v[0], d)?, "p95": need_to(what, v[1], d)?, "p99": need_to(what, v[2], d)?}),
+        )
     };
     Ok(json!({
         "completed_rate": need("completed rate", m.completed_rate)?,
         "output_throughput": need("output throughput", m.output_throughput)?,
-        "ttft_s": pcts("TTFT", &m.ttft_s)?,
-        "tpot_ms": pcts("TPOT", &m.tpot_ms)?,
+        "ttft_s": pcts("TTFT", &m.ttft_s, TIME_DECIMALS_S)?,
+        "tpot_ms": pcts("TPOT", &m.tpot_ms, TIME_DECIMALS_S - 3)?,
         "within_limits": m.within_limits,
     }))
 }
@@ -463,4 +479,22 @@ pub fn publish(
         },
         notes,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_has_no_digit_finer_than_the_derivation_knows() {
+        // A sub-millisecond TTFT: four significant digits would publish
+        // the 1e-7 s digit, which times anchored near 1.7e9 s cannot
+        // support (their doubles resolve 2.4e-7 s).
+        assert_eq!(four_digits(0.00068055), "0.0006806");
+        assert_eq!(four_digits_to(0.00068055, TIME_DECIMALS_S), "0.000681");
+        // Ordinary values keep their four digits.
+        assert_eq!(four_digits_to(0.1874, TIME_DECIMALS_S), "0.1874");
+        assert_eq!(four_digits_to(13.694, TIME_DECIMALS_S - 3), "13.69");
+        assert_eq!(four_digits_to(0.01234567, TIME_DECIMALS_S - 3), "0.012");
+    }
 }
