@@ -819,3 +819,43 @@ fn two_points_at_the_same_rate_are_refused_by_publish() {
         before
     );
 }
+
+/// An honest stream that failed after its first token: the client records
+/// its first token, the router's failure record cannot say whether a chunk
+/// came, so its journal has no first_token event. That contradicts
+/// nothing (no metric reads a failed request's first token): the run
+/// verifies with the router log as its second witness.
+#[test]
+fn a_stream_that_failed_after_its_first_token_verifies_with_its_router_log() {
+    let t = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    let src: Value = serde_json::from_slice(&std::fs::read(generated_vllm()).unwrap()).unwrap();
+    let mut v = src.clone();
+    let failed = (0..v["errors"].as_array().unwrap().len())
+        .find(|&i| v["errors"][i] == "Internal Server Error")
+        .unwrap();
+    v["ttfts"][failed] = Value::from(0.05);
+    let file = t.path("rate-2.vllm.json");
+    std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
+    pp_ok(&[&"run", &"import", &t.run(), &"--point", &"rate-2", &file]);
+    let records = std::fs::read_to_string(t.in_run("points/rate-2/client.jsonl")).unwrap();
+    let rec: Value = serde_json::from_str(records.lines().nth(failed).unwrap()).unwrap();
+    assert!(
+        rec["first_token_at"].is_f64() && rec["status"] == "error",
+        "{rec}"
+    );
+    t.attest();
+    let log = t.litellm_log("rate-2", 0.0);
+    pp_ok(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"rate-2",
+        &"--journal",
+        &log,
+    ]);
+    t.publish(false);
+    let o = t.verify(&t.run(), true);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    assert_eq!(o.check("point:rate-2.journal.timing")["ok"], true);
+}
