@@ -73,7 +73,43 @@ enum Command {
     Publish(cli::publish::PublishArgs),
 }
 
+/// The exit status of a program whose standard output was closed by its
+/// reader (`| head`): what a shell shows for SIGPIPE.
+const EXIT_CLOSED_PIPE: u8 = 141;
+
+/// True for the panic of a write to a standard stream its reader closed
+/// (std's print macros, or a library that expects its write to succeed).
+fn closed_pipe(message: &str) -> bool {
+    message.contains("Broken pipe") || message.contains("BrokenPipe")
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 fn main() -> ExitCode {
+    // A closed pipe ends the program quietly: the print's panic unwinds
+    // (temporary files are removed on the way) and says nothing.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !closed_pipe(&panic_message(info.payload())) {
+            default_hook(info);
+        }
+    }));
+    match std::panic::catch_unwind(run) {
+        Ok(code) => code,
+        Err(payload) if closed_pipe(&panic_message(payload.as_ref())) => {
+            ExitCode::from(EXIT_CLOSED_PIPE)
+        }
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse();
     let ui = cli::Ui::new(&cli.global);
     let result = match ui.check_catalog_path() {
