@@ -859,3 +859,75 @@ fn a_stream_that_failed_after_its_first_token_verifies_with_its_router_log() {
     assert_eq!(o.code, 0, "{}", o.stdout);
     assert_eq!(o.check("point:rate-2.journal.timing")["ok"], true);
 }
+
+/// The `host check` command `run new --host` prints is run as printed (its
+/// placeholders WEIGHTS, HOST and HOST.key filled in, nothing added): the
+/// report it signs binds the config hashed on the host, and the run that
+/// carries it verifies `host:node-0.config`.
+#[test]
+fn the_printed_host_check_command_works_as_printed() {
+    let t = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    std::fs::remove_dir_all(t.run()).unwrap();
+    let (code, _, err) = pp(&[
+        &"run",
+        &"new",
+        &t.run(),
+        &"--model",
+        &"Qwen/Qwen3-8B",
+        &"--slo",
+        &"ttft=10,tpot=0.3,attainment=0.95",
+        &"--point",
+        &"rate-2:rate=2,requests=60",
+        &"--max-input-tokens",
+        &"256",
+        &"--max-output-tokens",
+        &"128",
+        &"--host",
+        &"node-0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let printed = err
+        .split("before its engine launches: ")
+        .nth(1)
+        .and_then(|s| s.lines().next())
+        .unwrap_or_else(|| panic!("no host check command in: {err}"))
+        .to_string();
+    assert!(printed.contains("--config"), "{printed}");
+    pp_ok(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"rate-2",
+        &generated_vllm(),
+    ]);
+    // The host's weights directory holds the model's config.json.
+    let weights = t.path("weights");
+    std::fs::create_dir(&weights).unwrap();
+    for e in std::fs::read_dir(testdata("sample/weights")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), weights.join(e.file_name())).unwrap();
+    }
+    let config = b"{\"architectures\":[\"Qwen3ForCausalLM\"]}\n";
+    std::fs::write(weights.join("config.json"), config).unwrap();
+    t.attest_weights(&weights);
+    let report = t.in_run("host-checks/node-0.dsse.json");
+    std::fs::remove_file(&report).unwrap();
+    let filled = printed
+        .replace("WEIGHTS", weights.to_str().unwrap())
+        .replace("HOST.key", key("host").to_str().unwrap())
+        .replace("HOST.dsse.json", "node-0.dsse.json")
+        .replace("--host HOST", "--host node-0");
+    let args: Vec<&str> = filled.split_whitespace().collect();
+    assert_eq!(args[0], "proofpack", "{filled}");
+    let refs: Vec<&dyn AsRef<std::ffi::OsStr>> = args[1..]
+        .iter()
+        .map(|a| a as &dyn AsRef<std::ffi::OsStr>)
+        .collect();
+    pp_ok(&refs);
+    redate_host_report(&report, "2026-06-25T14:50:00Z", "2026-06-25T14:51:00Z");
+    t.publish(false);
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.check("host:node-0.config")["ok"], true, "{}", o.stdout);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+}

@@ -40,7 +40,7 @@ pub fn generated_sglang() -> PathBuf {
 pub fn trust() -> PathBuf {
     testdata("sample/trust.json")
 }
-fn key(role: &str) -> PathBuf {
+pub fn key(role: &str) -> PathBuf {
     testdata(&format!("sample/keys/TEST-ONLY-{role}.key"))
 }
 
