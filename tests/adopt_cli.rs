@@ -931,3 +931,18 @@ fn the_printed_host_check_command_works_as_printed() {
     assert_eq!(o.check("host:node-0.config")["ok"], true, "{}", o.stdout);
     assert_eq!(o.code, 0, "{}", o.stdout);
 }
+
+/// A file proofpack knows as something else, given where the run goes
+/// (`verify WRITEUP.md`), is a usage error naming where it goes (exit 2),
+/// not a corrupt bundle (exit 1).
+#[test]
+fn verify_of_a_write_up_says_where_it_goes() {
+    for (file, needle) in [
+        ("sample/PUBLICATION.md", "a write-up is given with --publication"),
+        ("sample/trust.json", "a trust file is given with --trust"),
+    ] {
+        let (code, _, err) = pp(&[&"verify", &testdata(file), &"--trust", &trust()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("not the run to verify") && err.contains(needle), "{err}");
+    }
+}

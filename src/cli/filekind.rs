@@ -88,7 +88,7 @@ impl Kind {
     }
 
     /// Where a file of this kind goes instead, when that is worth saying.
-    fn belongs(self) -> Option<&'static str> {
+    pub fn belongs(self) -> Option<&'static str> {
         Some(match self {
             Kind::PublicKey => "a public key is trusted by putting it in a trust file",
             Kind::PrivateKey => "a private key signs (--key); never hand it to a verifier",

@@ -73,6 +73,7 @@ fn remove_stale(out: &Path, inputs: &[PathBuf]) -> Result<()> {
 }
 
 fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
+    target_is_evidence(&args.target)?;
     // The page's path is checked before the verification, not after it.
     if let Some(out) = &args.html {
         super::output::check_file(out, "--html - would mix the page with the verdict")?;
@@ -157,4 +158,23 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         s.passed, s.failed, s.skipped
     ));
     Ok(v.report.exit_code())
+}
+
+/// The target is a bundle, a run directory or a bag, or at least not a
+/// file proofpack knows as something else: a write-up, a trust or pins
+/// file, a key or a report given where the bundle goes is a usage error
+/// (exit 2) naming where it goes, not a corrupt bundle (exit 1).
+fn target_is_evidence(target: &Path) -> Result<()> {
+    use super::filekind::{sniff, Kind};
+    match sniff(target) {
+        None | Some(Kind::Directory | Kind::Gzip | Kind::Unknown | Kind::Empty) => Ok(()),
+        Some(kind) => anyhow::bail!(
+            "{} is {}, not the run to verify (a sealed bundle .tgz, a run directory or a BagIt bag){}",
+            target.display(),
+            kind.noun(),
+            kind.belongs()
+                .map(|w| format!("; {w}"))
+                .unwrap_or_default()
+        ),
+    }
 }
