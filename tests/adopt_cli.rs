@@ -938,11 +938,33 @@ fn the_printed_host_check_command_works_as_printed() {
 #[test]
 fn verify_of_a_write_up_says_where_it_goes() {
     for (file, needle) in [
-        ("sample/PUBLICATION.md", "a write-up is given with --publication"),
+        (
+            "sample/PUBLICATION.md",
+            "a write-up is given with --publication",
+        ),
         ("sample/trust.json", "a trust file is given with --trust"),
     ] {
         let (code, _, err) = pp(&[&"verify", &testdata(file), &"--trust", &trust()]);
         assert_eq!(code, 2, "{err}");
-        assert!(err.contains("not the run to verify") && err.contains(needle), "{err}");
+        assert!(
+            err.contains("not the run to verify") && err.contains(needle),
+            "{err}"
+        );
     }
+}
+
+/// A bundle sealed under a name of its own (`seal RUN -o
+/// dist/mybench-v2.tgz`): `publish --bundle` names it so, and `verify`
+/// holds the sentence against the bundle it verifies.
+#[test]
+fn a_bundle_under_another_name_keeps_its_sentence() {
+    let t = Tour::published();
+    let other = t.path("mybench-v2.tgz");
+    pp_ok(&[&"seal", &t.run(), &"-o", &other, &"--key", &key("release")]);
+    let out = t.path("PUBLICATION.md");
+    pp_ok(&[&"publish", &t.run(), &"--bundle", &other, &"-o", &out]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("mybench-v2.tgz"), "{text}");
+    let o = t.verify(&other, false);
+    assert_eq!(o.code, 0, "{}", o.stdout);
 }

@@ -40,6 +40,8 @@ pub enum VerifyError {
 pub struct Source {
     /// SHA-256 of the bundle bytes.
     pub bundle_sha256: Option<Sha256Digest>,
+    /// The verified bundle's file name, as given.
+    pub bundle_name: Option<String>,
     /// Digest of the bundle's MANIFEST.
     pub manifest_digest: Option<Sha256Digest>,
     /// The bundle's top-level directory.

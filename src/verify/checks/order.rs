@@ -146,6 +146,7 @@ fn publication_checks(
         rows,
         facts,
         bundle_digest: run.bundle_digest,
+        bundle_name: run.bundle_name,
     };
     let mut sub = Report::new("").requiring(report.strictness());
     published::check_publication(&mut sub, publication, &ctx);

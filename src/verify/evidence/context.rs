@@ -34,6 +34,8 @@ pub struct Run<'a> {
     pub unusable: &'a BTreeMap<String, String>,
     /// SHA-256 of the bundle's bytes, when a bundle was verified.
     pub bundle_digest: Option<Sha256Digest>,
+    /// The verified bundle's file name, as given.
+    pub bundle_name: Option<&'a str>,
 }
 
 impl<'a> Run<'a> {

@@ -104,6 +104,7 @@ pub fn verify_run_dir(root: &Path, opts: &Options<'_>) -> Result<Verification, V
         collected: &collected,
         unusable: &unusable,
         bundle_digest: None,
+        bundle_name: None,
     };
     let rows = evaluate(&mut report, &run, opts);
     let mut v = Verification::new(report, opts, &source);

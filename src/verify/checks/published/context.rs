@@ -28,6 +28,8 @@ pub struct Context<'a> {
     pub facts: &'a Facts,
     /// The bundle's SHA-256 (bundles only).
     pub bundle_digest: Option<Sha256Digest>,
+    /// The verified bundle's file name, as given (bundles only).
+    pub bundle_name: Option<&'a str>,
     /// The host launch checks (`host:*`) as they came out, for the prose
     /// statements about them.
     pub host_checks: &'a [Check],

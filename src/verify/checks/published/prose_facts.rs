@@ -9,8 +9,9 @@ use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_found::{found, json_file, plan_of, Found};
 
 /// "The retained artifact bundle is `<name>` (SHA-256 `<hex>`)": the
-/// digest of the bundle's bytes, and the name the run gives itself
-/// (`qualification.json` `name`) with `.tgz`.
+/// digest of the bundle's bytes, and the name: the one the run gives
+/// itself (`qualification.json` `name`) with `.tgz`, or the verified
+/// bundle's own file name (a bundle sealed under another name).
 pub fn bundle(s: &[Slot], ctx: &Context<'_>) -> Found {
     let (name, hex) = match s {
         [Slot::Text(n), Slot::Hex(h)] => (n.as_str(), h.as_str()),
@@ -18,9 +19,13 @@ pub fn bundle(s: &[Slot], ctx: &Context<'_>) -> Found {
     };
     let mut f = found(
         format!("the bundle is {name} with SHA-256 {hex}"),
-        "the SHA-256 of the verified bundle's bytes and the run's name in qualification.json",
+        "the SHA-256 of the verified bundle's bytes, and the run's name in qualification.json or the bundle's file name",
     );
-    let want_name = format!("{}.tgz", ctx.q.name);
+    let own = format!("{}.tgz", ctx.q.name);
+    let want_name = match ctx.bundle_name {
+        Some(file) if name == file && name != own => file.to_string(),
+        _ => own,
+    };
     let got = ctx.bundle_digest.map(|d| d.to_hex());
     f.expected = Some(json!({"name": name, "sha256": hex}));
     f.actual = Some(json!({"name": want_name, "sha256": got}));
@@ -28,8 +33,11 @@ pub fn bundle(s: &[Slot], ctx: &Context<'_>) -> Found {
         None => Err("a run directory has no bundle bytes: verify the sealed bundle".into()),
         Some(g) if g != hex => Err(format!("the bundle's bytes have SHA-256 {g}")),
         Some(_) if name != want_name => Err(format!(
-            "the run names itself {:?}; its bundle is {want_name}",
-            ctx.q.name
+            "the run names itself {:?}; its bundle is {want_name}{}",
+            ctx.q.name,
+            ctx.bundle_name
+                .map(|f| format!(", and the bundle verified is {f}"))
+                .unwrap_or_default()
         )),
         Some(_) => Ok(()),
     };

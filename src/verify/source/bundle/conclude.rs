@@ -76,6 +76,7 @@ pub(super) fn conclude(
         collected: &collected,
         unusable: &unusable,
         bundle_digest: pass.bundle_sha256,
+        bundle_name: source.bundle_name.as_deref(),
     };
     let rows = evaluate(&mut report, &run, opts);
     let mut v = Verification::new(report, opts, source);

@@ -129,6 +129,7 @@ fn open(
     let mut source = Source {
         inputs: seal_outcome.envelope.into_iter().collect(),
         bundle_sha256: pass1.bundle_sha256,
+        bundle_name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
         manifest_digest: pass1.manifest.as_ref().map(|m| m.digest()),
         root: pass1.root.clone(),
         structure_only: seal.structure_only,
