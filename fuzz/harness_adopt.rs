@@ -14,6 +14,8 @@ fn params(warmup: u64) -> Params {
     Params {
         point: "p".into(),
         warmup,
+        // Any count: the fuzzed files' own shapes are what is exercised.
+        declared: u64::MAX,
         request_id_prefix: "p-".into(),
         utc_offset: "+00:00".into(),
         anchor_adjust_s: 0.0,

@@ -159,7 +159,7 @@ fn import_refuses_what_cannot_become_records() {
     assert!(err.contains("guidellm"), "{err}");
     // Not the plan's point: 100 requests where the plan runs 60, a rate of
     // 5 where the plan offers 2.
-    refused(&t, "rate-2", &real_vllm(), &[], &["tokenkaki-vllm-bench-serve-0.19.1.json: holds 100 requests; the plan's point \"rate-2\" runs 60"]);
+    refused(&t, "rate-2", &real_vllm(), &[], &["tokenkaki-vllm-bench-serve-0.19.1.json: holds 100 requests; the point \"rate-2\" declares 60"]);
     let rate = edited(&t, &generated_vllm(), "rate.json", |v| {
         v["request_rate"] = Value::from(3.0)
     });
@@ -547,5 +547,91 @@ fn import_refuses_token_counts_past_the_plans_lengths() {
         &long,
         &[],
         &["request 3 (request id \"rate-2-3\") has output_tokens 129, more than the plan's 128 (--max-output-tokens)"],
+    );
+}
+
+/// The imported rate-2 point (60 requests) sealed with `hostile` as its
+/// kept result file, verified under a peak-RSS measurement: the check
+/// `point:rate-2.source` fails naming `needle`, in bounded memory.
+fn hostile_source_is_refused_in_bounded_memory(hostile: &[u8], needle: &str) {
+    let t = Tour::published();
+    std::fs::write(t.in_run("inputs/rate-2.vllm.json"), hostile).unwrap();
+    t.seal();
+    let args: Vec<std::ffi::OsString> = vec![
+        "verify".into(),
+        t.bundle().into(),
+        "--trust".into(),
+        trust().into(),
+        "--json".into(),
+    ];
+    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (code, stdout, stderr, peak_kib) = proofpack_measured(&refs);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let source = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "point:rate-2.source")
+        .unwrap_or_else(|| panic!("no point:rate-2.source in {stdout}"));
+    assert_eq!(source["ok"], false, "{source}");
+    assert!(
+        source.to_string().contains(needle),
+        "{needle:?} not in {source}"
+    );
+    // 64 MiB and 64 bytes a declared request.
+    let bound = 64 * 1024 + 64 * 60 / 1024;
+    eprintln!(
+        "hostile source ({} bytes, bundle {} bytes): peak RSS {peak_kib} KiB (bound {bound} KiB)",
+        hostile.len(),
+        std::fs::metadata(t.bundle()).unwrap().len()
+    );
+    assert!(peak_kib < bound, "peak RSS {peak_kib} KiB over {bound} KiB");
+}
+
+#[test]
+fn a_kept_result_file_huge_in_values_is_refused_at_the_points_budget() {
+    // One request's itls: 20,000,000 zeros (40 MB, a few hundred KB
+    // compressed); the point declares 60 requests.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(generated_vllm()).unwrap()).unwrap();
+    v["itls"][0] = serde_json::json!(["HOSTILE"]);
+    let text = serde_json::to_string(&v).unwrap();
+    let zeros = format!("[{}0]", "0,".repeat(20_000_000 - 1));
+    let hostile = text.replacen("[\"HOSTILE\"]", &zeros, 1);
+    hostile_source_is_refused_in_bounded_memory(
+        hostile.as_bytes(),
+        "point \\\"rate-2\\\" declares 60 request(s)",
+    );
+}
+
+#[test]
+fn a_kept_result_file_of_more_requests_than_declared_is_refused() {
+    // 100,000 requests where the point declares 60: within the budget of
+    // values, refused by count before any record is rendered.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(generated_vllm()).unwrap()).unwrap();
+    for key in [
+        "input_lens",
+        "output_lens",
+        "ttfts",
+        "latencies",
+        "start_times",
+        "errors",
+        "generated_texts",
+        "itls",
+    ] {
+        if let Some(a) = v[key].as_array() {
+            let n = a.len();
+            let more: Vec<Value> = (0..100_000)
+                .map(|i| match key {
+                    "itls" => serde_json::json!([]),
+                    _ => a[i % n].clone(),
+                })
+                .collect();
+            v[key] = Value::Array(more);
+        }
+    }
+    hostile_source_is_refused_in_bounded_memory(
+        &serde_json::to_vec(&v).unwrap(),
+        "holds 100000 requests; the point \\\"rate-2\\\" declares 60",
     );
 }

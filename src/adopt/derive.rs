@@ -50,6 +50,9 @@ pub struct Params {
     pub point: String,
     /// Warmup requests (the first by send time).
     pub warmup: u64,
+    /// The requests the point declares (its requests plus warmups): a
+    /// file holding more is not that point's result.
+    pub declared: u64,
     /// Request ids are this prefix and the request's index.
     pub request_id_prefix: String,
     /// The UTC offset of the file's `date`.
@@ -64,6 +67,7 @@ impl Params {
         Params {
             point: point.name.clone(),
             warmup: point.warmup,
+            declared: point.requests.saturating_add(point.warmup),
             request_id_prefix: source.request_id_prefix.clone(),
             utc_offset: source.utc_offset.clone(),
             anchor_adjust_s: source.anchor_adjust_s,
@@ -254,32 +258,8 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
         .as_ref()
         .ok_or_else(|| missing("output_lens"))?;
     let kinds = a.error_kinds.as_ref().ok_or_else(|| missing("errors"))?;
-    let lengths = a.lengths();
     let n = start.len();
-    if lengths.iter().any(|(_, l)| *l != n) {
-        return Err(DeriveError::Lengths {
-            file: file.to_string(),
-            lengths: lengths
-                .iter()
-                .map(|(k, l)| format!("{k} {l}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        });
-    }
-    if n == 0 {
-        return Err(DeriveError::Shape {
-            file: file.to_string(),
-            why: "the per-request arrays are empty: no request to import".into(),
-        });
-    }
-    if n as u64 > MAX_CLIENT_RECORDS {
-        return Err(DeriveError::Shape {
-            file: file.to_string(),
-            why: format!(
-                "{n} requests; a point holds at most {MAX_CLIENT_RECORDS} client records (contract section 6): split the run into points"
-            ),
-        });
-    }
+    shape(file, p, &a.lengths(), n)?;
     let date = match obj.get("date") {
         Some(Scalar::Str(s)) => s.clone(),
         _ => {
@@ -388,6 +368,48 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
             p.utc_offset
         ),
     })
+}
+
+/// The arrays' shape: every array holds `n` entries, at least one and no
+/// more than a point may hold or than the point declares, so that nothing
+/// is rendered of a file that is not the point's result.
+fn shape(
+    file: &str,
+    p: &Params,
+    lengths: &[(&'static str, usize)],
+    n: usize,
+) -> Result<(), DeriveError> {
+    let refuse = |why: String| DeriveError::Shape {
+        file: file.to_string(),
+        why,
+    };
+    if lengths.iter().any(|(_, l)| *l != n) {
+        return Err(DeriveError::Lengths {
+            file: file.to_string(),
+            lengths: lengths
+                .iter()
+                .map(|(k, l)| format!("{k} {l}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    if n == 0 {
+        return Err(refuse(
+            "the per-request arrays are empty: no request to import".into(),
+        ));
+    }
+    if n as u64 > MAX_CLIENT_RECORDS {
+        return Err(refuse(format!(
+            "{n} requests; a point holds at most {MAX_CLIENT_RECORDS} client records (contract section 6): split the run into points"
+        )));
+    }
+    if n as u64 > p.declared {
+        return Err(refuse(format!(
+            "holds {n} requests; the point {:?} declares {} (requests + warmup): this is not that point's result",
+            p.point, p.declared
+        )));
+    }
+    Ok(())
 }
 
 /// Request `i`'s own clock readings, failed requests included: its start

@@ -242,6 +242,7 @@ pub fn import_results(root: &Path, r: &ImportResults<'_>) -> Result<Imported, Ad
     let params = Params {
         point: r.point.to_string(),
         warmup: planned.warmup,
+        declared: planned.requests.saturating_add(planned.warmup),
         request_id_prefix: prefix.clone(),
         utc_offset: r.utc_offset.clone(),
         anchor_adjust_s: 0.0,

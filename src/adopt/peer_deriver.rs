@@ -6,9 +6,32 @@ use std::io::Read;
 use std::path::Path;
 
 use super::derive::{consistency, derive, single, Params};
-use crate::peers::results::{parse_results, ResultsError};
+use crate::peers::results::{parse_results_limited, ResultsError, MAX_VALUES};
 use crate::run::deriver::{Derived, RecordDeriver};
 use crate::run::qualification::{Point, PointSource, DERIVE_RULES};
+
+/// The most output tokens one request of a point may have, for reading its
+/// result file: 32,768 (a long-context model's largest generation), so
+/// at most 32,767 inter-token latencies a request.
+pub const MAX_REQUEST_OUTPUT_TOKENS: u64 = 32_768;
+
+/// Values a result file holds per request besides its inter-token
+/// latencies: one of each scalar array (`input_lens`, `output_lens`,
+/// `ttfts`, `latencies`, `start_times`, `errors`, `generated_texts`) and
+/// the request's `itls` row itself.
+pub const SCALARS_PER_REQUEST: u64 = 8;
+
+/// The per-request values a point's result file is read with: the point's
+/// declared requests (requests + warmup) plus one, each with its scalars
+/// and the inter-token latencies of [`MAX_REQUEST_OUTPUT_TOKENS`], at most
+/// [`MAX_VALUES`]. A file over it holds more than the point's requests can,
+/// and is refused before it costs memory out of proportion to the point.
+pub fn value_budget(declared: u64) -> u64 {
+    declared
+        .saturating_add(1)
+        .saturating_mul(SCALARS_PER_REQUEST + MAX_REQUEST_OUTPUT_TOKENS)
+        .min(MAX_VALUES)
+}
 
 /// The record deriver `verify` uses: the rules of `derive`, through the
 /// peers layer's reader.
@@ -47,8 +70,11 @@ impl RecordDeriver for PeerDeriver {
                 source.format
             ));
         }
-        let objects = parse_results(std::io::BufReader::new(content), Path::new(file))
-            .map_err(|e: ResultsError| e.to_string())?;
+        let declared = point.requests.saturating_add(point.warmup);
+        let budget = value_budget(declared);
+        let objects =
+            parse_results_limited(std::io::BufReader::new(content), Path::new(file), budget)
+                .map_err(|e: ResultsError| over_budget(e.to_string(), point, declared, budget))?;
         let i = single(&objects, file).map_err(|e| e.to_string())?;
         let records =
             derive(&objects[i], &Params::of(point, source), file).map_err(|e| e.to_string())?;
@@ -61,4 +87,17 @@ impl RecordDeriver for PeerDeriver {
             consistency,
         })
     }
+}
+
+/// The reading error, with the point's budget where the file went over it.
+fn over_budget(message: String, point: &Point, declared: u64, budget: u64) -> String {
+    if budget == MAX_VALUES || !message.contains(&format!("more than {budget} per-request values"))
+    {
+        return message;
+    }
+    format!(
+        "{message}: point {:?} declares {declared} request(s) (requests + warmup), and its result file is read with at most {budget} per-request values (the declared requests plus one, {} values each: {SCALARS_PER_REQUEST} scalars and the inter-token latencies of {MAX_REQUEST_OUTPUT_TOKENS} output tokens)",
+        point.name,
+        SCALARS_PER_REQUEST + MAX_REQUEST_OUTPUT_TOKENS
+    )
 }
