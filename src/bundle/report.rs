@@ -237,33 +237,14 @@ pub(crate) fn assemble(
         ),
     ];
     for (name, observed, path_fail) in limit_rows {
-        let id = limit_check_id(name);
-        let c = match &w.limit_stop {
-            Some((n, detail)) if *n == name => Check::fail(id, detail.clone()),
-            _ if path_fail => Check::fail(
-                id,
-                format!(
-                    "{} paths exceed the {}-byte limit; raise --max-path-bytes if this is expected",
-                    w.path_limit_fails, limits.max_path_bytes
-                ),
-            ),
-            // Where reading stopped early, how much compressed input the
-            // decompressing thread had taken by then depends on timing:
-            // the check says only what was read, the same on every run.
-            Some(_) if name == "ratio" => Check::pass(
-                id,
-                format!(
-                    "within the limit up to where reading stopped ({} bytes read)",
-                    end.out_total
-                ),
-            ),
-            Some(_) => Check::pass(
-                id,
-                format!("within the limit up to where reading stopped ({observed})"),
-            ),
-            None => Check::pass(id, format!("within the limit ({observed})")),
-        };
-        report.push(c);
+        report.push(limit_check(
+            name,
+            observed,
+            path_fail,
+            &w,
+            limits,
+            end.out_total,
+        ));
     }
 
     // Entries, in archive order, then missing ones in manifest order.
@@ -338,5 +319,43 @@ pub(crate) fn assemble(
         manifest: w.manifest,
         listed_bytes,
         stopped_by,
+    }
+}
+
+/// One `bundle.limit:<name>` check: failed where reading stopped on it (or,
+/// for paths, where any path was over), else passed with what was
+/// `observed`, or only the bytes read where another limit stopped reading
+/// (how much compressed input the decompressing thread had taken by then
+/// depends on timing: the check says the same on every run).
+fn limit_check(
+    name: &'static str,
+    observed: String,
+    path_fail: bool,
+    w: &Walk,
+    limits: &Limits,
+    out_total: u64,
+) -> Check {
+    let id = limit_check_id(name);
+    match &w.limit_stop {
+        Some((n, detail)) if *n == name => Check::fail(id, detail.clone()),
+        _ if path_fail => Check::fail(
+            id,
+            format!(
+                "{} paths exceed the {}-byte limit; raise --max-path-bytes if this is expected",
+                w.path_limit_fails, limits.max_path_bytes
+            ),
+        ),
+        Some(_) if name == "ratio" => Check::pass(
+            id,
+            format!(
+                "within the limit up to where reading stopped ({} bytes read)",
+                out_total
+            ),
+        ),
+        Some(_) => Check::pass(
+            id,
+            format!("within the limit up to where reading stopped ({observed})"),
+        ),
+        None => Check::pass(id, format!("within the limit ({observed})")),
     }
 }
