@@ -166,6 +166,11 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
 /// (exit 2) naming where it goes, not a corrupt bundle (exit 1).
 fn target_is_evidence(target: &Path) -> Result<()> {
     use super::filekind::{sniff, Kind};
+    // Only a regular file is looked at: a pipe's bytes are read once, by
+    // the verification.
+    if !std::fs::metadata(target).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
     match sniff(target) {
         None | Some(Kind::Directory | Kind::Gzip | Kind::Unknown | Kind::Empty) => Ok(()),
         Some(kind) => anyhow::bail!(
