@@ -635,3 +635,53 @@ fn a_kept_result_file_of_more_requests_than_declared_is_refused() {
         "holds 100000 requests; the point \\\"rate-2\\\" declares 60",
     );
 }
+
+/// The forged result files of the derivation's rules, put in a published
+/// run after its import (the publisher edits the kept raw file): `verify`
+/// derives the records again and fails `.source` (exit 1), never a plain
+/// VERIFIED.
+#[test]
+fn verify_fails_the_forged_result_files_kept_in_a_run() {
+    let forgeries: [(&str, fn(&mut Value)); 3] = [
+        ("is not a duration", |v| {
+            v["errors"][0] = Value::from("Traceback: ClientConnectorError");
+            v["latencies"][0] = Value::from(-1e15);
+        }),
+        ("shorter than the request's own token times", |v| {
+            for i in 0..v["latencies"].as_array().unwrap().len() {
+                let l = &mut v["latencies"][i];
+                *l = Value::from((l.as_f64().unwrap() - 0.5).max(0.0));
+            }
+        }),
+        ("not a measurement of a model", |v| {
+            for i in 0..v["itls"].as_array().unwrap().len() {
+                let k = v["itls"][i].as_array().unwrap().len();
+                let ttft = v["ttfts"][i].as_f64().unwrap();
+                v["itls"][i] = Value::Array(vec![Value::from(2e-9); k]);
+                v["latencies"][i] = Value::from(ttft + 2e-9 * k as f64);
+            }
+        }),
+    ];
+    for (what, forge) in forgeries {
+        let t = Tour::published();
+        let kept = t.in_run("inputs/rate-2.vllm.json");
+        let mut v: Value = serde_json::from_slice(&std::fs::read(&kept).unwrap()).unwrap();
+        forge(&mut v);
+        std::fs::write(&kept, serde_json::to_vec(&v).unwrap()).unwrap();
+        let o = t.verify(&t.run(), true);
+        assert_eq!(o.code, 1, "{what}: {}", o.stdout);
+        let source = o.check("point:rate-2.source");
+        assert_eq!(source["ok"], false, "{what}");
+        assert!(
+            source["detail"].as_str().unwrap().contains(what),
+            "{what}: {source}"
+        );
+        assert!(
+            !o.report["verdict"]
+                .as_str()
+                .unwrap()
+                .starts_with("VERIFIED"),
+            "{what}"
+        );
+    }
+}
