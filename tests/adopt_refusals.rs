@@ -642,7 +642,8 @@ fn a_kept_result_file_of_more_requests_than_declared_is_refused() {
 /// VERIFIED.
 #[test]
 fn verify_fails_the_forged_result_files_kept_in_a_run() {
-    let forgeries: [(&str, fn(&mut Value)); 3] = [
+    type Forgery = (&'static str, fn(&mut Value));
+    let forgeries: [Forgery; 3] = [
         ("is not a duration", |v| {
             v["errors"][0] = Value::from("Traceback: ClientConnectorError");
             v["latencies"][0] = Value::from(-1e15);
