@@ -305,3 +305,38 @@ pub fn browser(script: &str, args: &[&std::ffi::OsStr]) -> Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{script}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
+
+/// Runs `proofpack --no-catalog ARGS...` under the test Python and returns
+/// (exit code, stdout, stderr, peak RSS of the child in KiB), the peak
+/// read from getrusage(RUSAGE_CHILDREN).ru_maxrss.
+pub fn proofpack_measured(args: &[&std::ffi::OsStr]) -> (i32, String, String, u64) {
+    let bin = bin();
+    let script = r#"
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+sys.stdout.buffer.write(r.stdout)
+sys.stderr.buffer.write(r.stderr)
+sys.stderr.write("\nPEAK_RSS_KIB=%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(r.returncode if r.returncode >= 0 else 128 - r.returncode)
+"#;
+    let out = std::process::Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .arg(&bin)
+        .arg("--no-catalog")
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let peak = stderr
+        .rsplit("PEAK_RSS_KIB=")
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .expect("peak RSS reported");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+        peak,
+    )
+}

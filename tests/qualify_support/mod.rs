@@ -39,7 +39,7 @@ pub fn fresh_with(p: &gen::Params) -> Case {
     Case { dir, sample }
 }
 
-pub use common::Outcome;
+pub use common::{proofpack_measured, Outcome};
 
 impl Case {
     pub fn run(&self) -> PathBuf {
@@ -305,41 +305,6 @@ pub fn verify_with(target: &Path, args: &[&std::ffi::OsStr]) -> Outcome {
         vec!["verify".as_ref(), target.as_os_str(), "--json".as_ref()];
     all.extend_from_slice(args);
     Outcome::of(&all)
-}
-
-/// Runs `proofpack --no-catalog ARGS...` under the test Python and returns
-/// (exit code, stdout, stderr, peak RSS of the child in KiB), the peak
-/// read from getrusage(RUSAGE_CHILDREN).ru_maxrss.
-pub fn proofpack_measured(args: &[&std::ffi::OsStr]) -> (i32, String, String, u64) {
-    let bin = common::bin();
-    let script = r#"
-import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-sys.stdout.buffer.write(r.stdout)
-sys.stderr.buffer.write(r.stderr)
-sys.stderr.write("\nPEAK_RSS_KIB=%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-sys.exit(r.returncode if r.returncode >= 0 else 128 - r.returncode)
-"#;
-    let out = std::process::Command::new(common::python())
-        .arg("-c")
-        .arg(script)
-        .arg(&bin)
-        .arg("--no-catalog")
-        .args(args)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let peak = stderr
-        .rsplit("PEAK_RSS_KIB=")
-        .next()
-        .and_then(|s| s.trim().parse().ok())
-        .expect("peak RSS reported");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-        peak,
-    )
 }
 
 /// A trust file in `dir` of the sample's TEST-ONLY public keys: each
