@@ -96,3 +96,36 @@ fn ok_of_the_wrong_type_is_refused() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("checks[0]"), "{stderr}");
 }
+
+/// The page's count of checks not checked says why, by each check's own
+/// reason: a check that had no evidence is not "not asked for".
+#[test]
+fn the_page_says_why_checks_were_not_checked() {
+    let r = failing_report();
+    let checks = r["checks"].as_array().unwrap();
+    let unchecked: Vec<&Value> = checks.iter().filter(|c| c["ok"].is_null()).collect();
+    assert!(!unchecked.is_empty());
+    let reasons: std::collections::BTreeSet<String> = unchecked
+        .iter()
+        .map(|c| c["reason"].as_str().unwrap().replace('_', " "))
+        .collect();
+    let d = tempfile::tempdir().unwrap();
+    let (json, html) = (d.path().join("r.json"), d.path().join("r.html"));
+    std::fs::write(&json, serde_json::to_vec(&r).unwrap()).unwrap();
+    let out = common::command()
+        .args(["--no-catalog", "report"])
+        .arg(&json)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let head = page.split("not checked").nth(1).unwrap_or_default();
+    for reason in &reasons {
+        assert!(
+            head.starts_with(" (") && head.split(')').next().unwrap().contains(reason.as_str()),
+            "{reason}: {head:.200}"
+        );
+    }
+}

@@ -373,7 +373,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     let s = &report["summary"];
     let _ = writeln!(
         out,
-        "<p>{} checks: {} passed, {} failed{}, {} not checked (not asked for). {}</p></header>",
+        "<p>{} checks: {} passed, {} failed{}, {} not checked{}. {}</p></header>",
         checks.len(),
         s["passed"],
         s["failed"],
@@ -386,6 +386,7 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
             String::new()
         },
         s["skipped"],
+        not_checked_why(&checks),
         if ok {
             "Every check held: the evidence supports what was published, as far as the checks below reach (see “What a green verdict does not prove” in the auditor's guide)."
         } else {
@@ -452,4 +453,26 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     }
     out.push_str("</section>\n<footer class=\"note\"><p>Rendered by proofpack from the JSON report alone; the same report gives the same page.</p></footer>\n</main></body></html>\n");
     Ok(out)
+}
+
+/// Why the checks that were not checked were not, counted by the reason
+/// each names (" (2 not asked for, 1 no evidence)"); empty when none was
+/// left unchecked.
+fn not_checked_why(checks: &[&Value]) -> String {
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    for c in checks.iter().filter(|c| c["ok"].is_null()) {
+        let why = c["reason"]
+            .as_str()
+            .unwrap_or("no reason given")
+            .replace('_', " ");
+        match counts.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((why, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
+    format!(" ({})", esc(&parts.join(", ")))
 }
