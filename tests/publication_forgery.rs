@@ -274,6 +274,29 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
             "32:",
             "U+2028",
         ),
+        // Invisible by the Unicode default-ignorable property, not by a
+        // list: code points reserved for future format characters.
+        (
+            "a reserved invisible code point after an engine version",
+            "| Engine | vLLM 0.11.2+rocm7.0,",
+            "| Engine | vLLM 0.11.2\u{2065}+rocm7.0,",
+            "9:",
+            "U+2065",
+        ),
+        (
+            "U+FFF0 splitting a claim word",
+            "The launch checks confirmed",
+            "The launch checks con\u{fff0}firmed",
+            "20:",
+            "U+FFF0",
+        ),
+        (
+            "a variation selector after a digit",
+            "| 0.433 request/s",
+            "| 0.43\u{fe0f}3 request/s",
+            "32:",
+            "the variation selector U+FE0F",
+        ),
         (
             "a combining mark over a digit",
             "| 0.433 request/s",

@@ -350,3 +350,42 @@ fn full_launch_checks_on_more_hosts_or_in_sizes_only_mode_fail() {
         "launch check was made in mode sizes-only, not full",
     );
 }
+
+/// A number is what a reader reads: the decimal digits of every script
+/// (mathematical, full-width, Arabic-Indic ...) are read as the digits
+/// they show, in cells and in prose alike.
+#[test]
+fn digits_of_other_scripts_are_read_as_the_numbers_readers_see() {
+    let p = published();
+    let honest = p.text();
+    // Honest equivalents verify, each value checked.
+    p.edit(
+        "| 55.4 tokens/s |",
+        "| \u{1d7f1}\u{1d7f1}.\u{1d7f0} tokens/s |",
+    );
+    p.edit("200 requests each", "\u{662}\u{660}\u{660} requests each");
+    let o = p.verify(&[os("--require-all")]);
+    o.assert_ok();
+    assert_eq!(
+        o.check("publication:point:0.5.output_throughput")["ok"],
+        true
+    );
+    assert_eq!(o.check(PLAN)["ok"], true);
+    // Forged: the higher point's throughput in monospace digits in the
+    // lower point's row; a probe range in full-width digits.
+    std::fs::write(&p.path, &honest).unwrap();
+    p.edit(
+        "| 55.4 tokens/s |",
+        "| \u{1d7f7}\u{1d7f6}\u{1d7fd}.\u{1d7f6} tokens/s |",
+    );
+    p.verify(&[]).assert_fails(
+        "publication:point:0.5.output_throughput",
+        "does not round to published 107.0",
+    );
+    std::fs::write(&p.path, &honest).unwrap();
+    p.edit(
+        "ranged from 0.401 to 5.102 s",
+        "ranged from \u{ff10}.\u{ff14}\u{ff10}\u{ff11} to \u{ff19}.\u{ff11}\u{ff10}\u{ff12} s",
+    );
+    p.verify(&[]).assert_fails(PROBE_RANGE, "9.102");
+}

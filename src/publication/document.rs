@@ -202,7 +202,7 @@ impl Document {
                 }
                 BlockKind::Code => doc
                     .blocks
-                    .push(prose(ProseKind::Code, (b.text.clone(), b.marks.clone()))),
+                    .push(prose(ProseKind::Code, code_as_read(&b.text, &b.marks))),
                 BlockKind::Rule => doc
                     .blocks
                     .push(prose(ProseKind::Rule, (String::new(), Vec::new()))),
@@ -259,16 +259,33 @@ fn refused(origin: &str, line: usize, column: usize, what: String) -> Publicatio
 }
 
 /// Runs of white space (any Unicode white space, NBSP included) as one
-/// space, trimmed: the text as a browser shows it.
+/// space, trimmed, and the decimal digits of every script as ASCII digits
+/// ([`super::glyphs::as_read`]): the text as a reader reads it.
 pub fn squash(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(w);
+        out.extend(w.chars().map(super::glyphs::as_read));
     }
     out
+}
+
+/// A code block's text with its digits as read ([`super::glyphs::as_read`]),
+/// carrying `marks` over to offsets into the new text.
+fn code_as_read(s: &str, marks: &[(usize, usize)]) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::with_capacity(s.len());
+    let mut at = marks.iter().peekable();
+    let mut moved = Vec::with_capacity(marks.len());
+    for (i, c) in s.char_indices() {
+        while let Some(m) = at.next_if(|m| m.0 <= i) {
+            moved.push((out.len(), m.1));
+        }
+        out.push(super::glyphs::as_read(c));
+    }
+    moved.extend(at.map(|m| (out.len(), m.1)));
+    (out, moved)
 }
 
 /// [`squash`], carrying `marks` (byte offsets into `s`, with a line each)
@@ -290,18 +307,15 @@ fn squash_marked(s: &str, marks: &[(usize, usize)]) -> (String, Vec<(usize, usiz
         while let Some(m) = at.next_if(|m| m.0 <= i) {
             moved.push((out.len(), m.1));
         }
-        out.push(c);
+        out.push(super::glyphs::as_read(c));
     }
     (out, moved)
 }
 
-/// Unicode general category Cf (format characters), by range.
+/// A character a reader does not see ([`glyphs::is_invisible`]): Cf or
+/// default-ignorable.
 pub fn is_format_char(c: char) -> bool {
-    matches!(c as u32,
-        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
-        | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
-        | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F
-        | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
+    super::glyphs::is_invisible(c)
 }
 
 fn format_char(c: char) -> String {
@@ -311,10 +325,13 @@ fn format_char(c: char) -> String {
     if is_control_char(c) {
         return format!("the control character U+{:04X} is not text a reader sees (a renderer shows NUL as U+FFFD and the others as nothing, so the page and the text differ); remove it", c as u32);
     }
+    if super::glyphs::is_variation_selector(c) {
+        return format!("the variation selector U+{:04X} after a letter, digit or ASCII character is drawn as nothing; remove it", c as u32);
+    }
     if is_blank_lookalike(c) {
         return format!("the character U+{:04X} shows as blank space or as nothing (a Hangul filler, the blank braille pattern, or a line or paragraph separator that some readers break at and others do not), so what a reader sees and the text differ; remove it", c as u32);
     }
-    format!("the invisible format character U+{:04X} (Unicode category Cf: zero-width, joiner, bidi control or soft hyphen) can hide or reorder what a reader sees; remove it", c as u32)
+    format!("the invisible format character U+{:04X} (Unicode category Cf or a default-ignorable code point: zero-width, joiner, bidi control, soft hyphen, or a code point reserved for such) can hide or reorder what a reader sees; remove it", c as u32)
 }
 
 /// Characters that are neither Cf nor Cc but show as blank space or
@@ -360,6 +377,27 @@ fn is_hidden_char(c: char) -> bool {
     is_format_char(c) || is_control_char(c) || is_blank_lookalike(c)
 }
 
+/// [`is_hidden_char`], or a variation selector after `prev` when `prev`
+/// is not a symbol it can draw another way (an ASCII letter or digit, or
+/// nothing): there it is drawn as nothing.
+fn is_hidden_after(prev: Option<char>, c: char) -> bool {
+    is_hidden_char(c)
+        || (super::glyphs::is_variation_selector(c)
+            && prev.is_none_or(|p| p.is_ascii() || p.is_alphanumeric()))
+}
+
+/// The first hidden character of `text` ([`is_hidden_after`]).
+fn first_hidden(text: &str) -> Option<char> {
+    let mut prev = None;
+    for c in text.chars() {
+        if is_hidden_after(prev, c) {
+            return Some(c);
+        }
+        prev = Some(c);
+    }
+    None
+}
+
 /// The first Cf or Cc character written literally (also a blank
 /// look-alike, or a combining mark over an ASCII character; a BOM at the very
 /// start is allowed), or a CR not followed by LF: line (counted at
@@ -375,7 +413,7 @@ fn literal_format_char(text: &str) -> Option<(usize, usize, String)> {
         if c == '\n' {
             line += 1;
             start = i + 1;
-        } else if is_hidden_char(c) || (c == '\r' && lone_cr(i)) {
+        } else if is_hidden_after(Some(prev), c) || (c == '\r' && lone_cr(i)) {
             return Some((line, col(), format_char(c)));
         } else if prev.is_ascii()
             && !prev.is_ascii_control()
@@ -434,7 +472,7 @@ fn check_text(b: &RawBlock, origin: &str) -> Result<(), PublicationError> {
         what,
     };
     let check = |text: &str, line: usize, column: usize| -> Result<(), PublicationError> {
-        if let Some(c) = text.chars().find(|c| is_hidden_char(*c)) {
+        if let Some(c) = first_hidden(text) {
             return Err(refuse(
                 line,
                 column,

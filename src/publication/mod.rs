@@ -19,6 +19,7 @@
 //! grammars that read what a statement says.
 
 pub mod document;
+pub mod glyphs;
 pub mod grammar;
 pub mod markdown;
 pub mod prose;

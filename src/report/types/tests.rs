@@ -84,7 +84,7 @@ fn reasons_round_trip_their_names() {
 }
 
 #[test]
-fn an_unshown_binding_is_not_checked_or_failed_under_require_all() {
+fn an_unshown_binding_is_not_checked_or_failed_when_strict() {
     let c =
         Check::unshown("hosts.weights_record", "names no weights record").marked(Mark::HostBinding);
     assert_eq!(c.reason(), Some(Reason::NoEvidence));
