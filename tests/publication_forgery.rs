@@ -171,7 +171,8 @@ fn abbreviated_token_counts_are_refused() {
 fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
     let p = published();
     let honest = p.text();
-    let prose = "This write-up is generated";
+    // Line 2 of the sample is empty: each case writes its prose there.
+    let prose = "qualification¶\n\n";
     for (name, from, to, at, want) in [
         (
             "a zero-width space in a number",
@@ -198,42 +199,42 @@ fn hidden_or_ambiguous_text_is_refused_where_it_stands() {
         (
             "markup in a www. address",
             prose,
-            "See www.`x`y. This write-up is generated",
+            "qualification¶\nSee www.`x`y. This write-up is generated\n",
             "2:5:",
             "GitHub links it",
         ),
         (
             "a link definition look-alike",
             prose,
-            "[)x]:(/y\"t\"\nThis write-up is generated",
+            "qualification¶\n[)x]:(/y\"t\"\nThis write-up is generated\n",
             "2:1:",
             "begins like a link reference definition",
         ),
         (
             "a footnote look-alike",
             prose,
-            "This ([^1 x] write-up is generated",
+            "qualification¶\nThis ([^1 x] write-up is generated\n",
             "2:7:",
             "a footnote reference or its look-alike",
         ),
         (
             "tildes GitHub strikes through",
             prose,
-            "~'~~'~e~~'~~'~e This write-up is generated",
+            "qualification¶\n~'~~'~e~~'~~'~e This write-up is generated\n",
             "2:3:",
             "a tilde that can close a strikethrough",
         ),
         (
             "a run of four emphasis characters",
             prose,
-            "This ****write-up** is generated",
+            "qualification¶\nThis ****write-up** is generated\n",
             "2:6:",
             "a run of 4 '*'",
         ),
         (
             "emphasis opened beside a symbol",
             prose,
-            "This \u{ae}_write-up_ is generated",
+            "qualification¶\nThis \u{ae}_write-up_ is generated\n",
             "2:8:",
             "an emphasis character beside",
         ),

@@ -16,6 +16,7 @@ use base64::Engine as _;
 use publication_support::*;
 use serde_json::{json, Value};
 
+const TITLE: &str = "publication:statement:1";
 const LAUNCH: &str = "publication:statement:20.1";
 const MANIFESTS: &str = "publication:statement:20.2";
 const PROFILES: &str = "publication:statement:20.3";
@@ -70,6 +71,7 @@ fn the_sample_checks_every_statement_of_its_prose_with_require_all() {
     assert_eq!(
         ids,
         [
+            TITLE,
             LAUNCH,
             MANIFESTS,
             PROFILES,
@@ -101,7 +103,7 @@ fn the_sample_checks_every_statement_of_its_prose_with_require_all() {
     }
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(19 of 19 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
+        v.contains("(20 of 20 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
         "{v}"
     );
 }
@@ -124,7 +126,7 @@ fn a_statement_no_grammar_reads_is_named_and_fails_require_all() {
     );
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(19 of 20 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:25")
+        v.contains("(20 of 21 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:25")
             && !v.contains("every row, cell and statement mapped"),
         "{v}"
     );
@@ -388,4 +390,116 @@ fn digits_of_other_scripts_are_read_as_the_numbers_readers_see() {
         "ranged from \u{ff10}.\u{ff14}\u{ff10}\u{ff11} to \u{ff19}.\u{ff11}\u{ff10}\u{ff12} s",
     );
     p.verify(&[]).assert_fails(PROBE_RANGE, "9.102");
+}
+
+/// Every sentence is a statement, whatever words it uses: a sentence with
+/// no number, count or outcome word is no longer "not a claim". Each of
+/// these (the last from a published write-up) is named as not checked,
+/// counted in the verdict, and fails under --require-all.
+#[test]
+fn sentences_without_claim_words_are_statements_not_checked() {
+    let p = published();
+    let honest = p.text();
+    for sentence in [
+        "Neither point saw a timeout.",
+        "Throughput tripled from the lower-rate to the higher-rate point.",
+        "Output throughput exceeded ninety tokens per second.",
+        "TTFT stayed under a second.",
+        "The router shifted capacity toward decode during the lower-rate point.",
+    ] {
+        std::fs::write(&p.path, &honest).unwrap();
+        p.edit(
+            "Measured points¶",
+            &format!("{sentence}\n\nMeasured points¶"),
+        );
+        let o = p.verify(&[]);
+        o.assert_ok();
+        let c = o.check("publication:statement:25");
+        assert_eq!(c["ok"], Value::Null, "{sentence}: {c}");
+        assert_eq!(c["reason"], "not_read", "{sentence}");
+        assert_eq!(c["source"]["text"], sentence);
+        let v = o.report["verdict"].as_str().unwrap();
+        assert!(
+            v.contains("(20 of 21 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED")
+                && !v.contains("every row, cell and statement mapped"),
+            "{sentence}: {v}"
+        );
+        p.verify(&[os("--require-all")])
+            .assert_fails("publication:statement:25", "no grammar of proofpack reads");
+    }
+    // A heading is a sentence too; only the tables' section titles are not.
+    std::fs::write(&p.path, &honest).unwrap();
+    p.edit("Pinned inputs¶", "Results at a glance¶");
+    let o = p.verify(&[]);
+    assert_eq!(o.check("publication:statement:3")["reason"], "not_read");
+}
+
+/// The title is read: a benchmark qualification of the run's model.
+#[test]
+fn a_title_naming_another_model_fails() {
+    let p = published();
+    p.edit(
+        "Kimi-K3 GPU benchmark qualification",
+        "Llama-4 GPU benchmark qualification",
+    );
+    p.verify(&[])
+        .assert_fails(TITLE, "the run's model is moonshotai/Kimi-K3");
+    let p = published();
+    p.edit(
+        "Kimi-K3 GPU benchmark qualification",
+        "moonshotai/Kimi-K3 benchmark qualification",
+    );
+    assert_eq!(p.verify(&[os("--require-all")]).check(TITLE)["ok"], true);
+}
+
+/// A role name is the publisher's word: "It contains ... client logs with
+/// zero failed or timed-out requests" over a run with failures is not
+/// checked (never evidence for itself), and fails under --require-all.
+#[test]
+fn a_claim_written_as_a_role_name_is_not_evidence() {
+    let mut p = published();
+    let role = "client logs with zero failed or timed-out requests";
+    p.c.edit_json("qualification.json", |q| {
+        q["roles"][role] = json!(["benchmark/*/client.jsonl"]);
+    });
+    p.reseal();
+    p.edit(
+        "It contains the client records,",
+        &format!("It contains the {role},"),
+    );
+    let o = p.verify(&[]);
+    o.assert_ok();
+    let c = o.check(INVENTORY);
+    assert_eq!(c["ok"], Value::Null, "{c}");
+    assert_eq!(c["reason"], "stated_by_publisher", "{c}");
+    assert!(
+        c["detail"]
+            .as_str()
+            .unwrap()
+            .contains("a name the publisher chose"),
+        "{c}"
+    );
+    assert!(
+        !o.report["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("every row, cell and statement mapped"),
+        "{}",
+        o.report["verdict"]
+    );
+    p.verify(&[os("--require-all")])
+        .assert_fails(INVENTORY, "only the publisher's word");
+}
+
+/// A role proofpack knows must hold every file the run names as such: a
+/// preflight role that leaves out the plan's preflight report fails.
+#[test]
+fn a_known_role_that_leaves_out_the_runs_file_fails() {
+    let mut p = published();
+    p.c.edit_json("qualification.json", |q| {
+        q["roles"]["preflight report"] = json!(["post-load.json"]);
+    });
+    p.reseal();
+    p.verify(&[])
+        .assert_fails(INVENTORY, "leaves out preflight.json");
 }

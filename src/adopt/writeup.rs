@@ -116,8 +116,6 @@ pub fn default_writeup(
     let mut out = vec![
         "# Benchmark qualification".to_string(),
         String::new(),
-        "The tables below are written by proofpack publish from the run's evidence.".to_string(),
-        String::new(),
         format!("## {PINNED}"),
         String::new(),
     ];

@@ -30,6 +30,9 @@ pub enum FormKind {
     DerivedInput,
     /// Full launch checks (every byte hashed) on this many hosts.
     FullLaunchChecks,
+    /// The write-up's title: a benchmark qualification, of this model
+    /// when one is named.
+    Title,
 }
 
 /// The whole-statement forms (slots as in the cell grammars).
@@ -75,6 +78,9 @@ pub const FORMS: &[(&str, FormKind)] = &[
         "full SHA-256 launch checks passed on <count> hosts",
         FormKind::FullLaunchChecks,
     ),
+    ("<word> benchmark qualification", FormKind::Title),
+    ("<word> GPU benchmark qualification", FormKind::Title),
+    ("benchmark qualification", FormKind::Title),
     (
         "the qualified fleet copy changes only <word> to <num> s|ms",
         FormKind::DerivedInput,

@@ -1,9 +1,12 @@
-//! The statements of the write-up's prose (contract section 9.6):
-//! every sentence or clause of a rendered paragraph, heading, list item or
-//! code-block line that holds a number, a digest or commit, a count word, a
-//! percentage or a pass/fail word. Each is kept with the source line it
-//! starts on and its text as rendered, so that the qualify layer checks it
-//! against the evidence or names it, by line, as not checked.
+//! The statements of the write-up's prose (contract section 9.6): every
+//! sentence or clause of a rendered paragraph, heading, list item or quote,
+//! and every code-block line that holds a number, a digest or commit, a
+//! count word, a percentage or a pass/fail word. Each is kept with the
+//! source line it starts on and its text as rendered, so that the verifier
+//! checks it against the evidence or names it, by line, as not checked.
+//! The only prose that is no statement is of the closed shapes the contract
+//! lists: the section titles of the tables ([`SECTION_TITLES`]), a clause
+//! without a letter or digit, and a code-block line without a claim.
 //!
 //! Sentences end at `.`, `!` or `?` followed by white space and a character
 //! that is not a lower-case letter (a decimal point is followed by a digit,
@@ -80,17 +83,21 @@ pub const OUTCOME_WORDS: &[&str] = &[
     "identical",
 ];
 
-/// Words that state what the run holds or pins, though no number,
-/// count or outcome does ("It contains the client records, ...", "It
-/// points to the qualified fleet copy and records the pinned benchmark
-/// client revision"): a sentence of a paragraph with one is a statement
-/// too (a heading such as "Pinned inputs" is not).
-pub const CLAIM_WORDS: &[&str] = &["pinned", "contains", "contain", "contained"];
+/// The headings that title the two tables proofpack reads (any case):
+/// labels, no claim, so no statement. Any other heading is a sentence like
+/// the paragraphs'.
+pub const SECTION_TITLES: &[&str] = &["Pinned inputs", "Measured points"];
 
-/// True when a sentence of a paragraph holds one of [`CLAIM_WORDS`].
-pub fn states_holding(text: &str) -> bool {
-    text.split(|c: char| !c.is_alphanumeric())
-        .any(|w| CLAIM_WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
+/// True when a heading is one of [`SECTION_TITLES`].
+pub fn is_section_title(text: &str) -> bool {
+    let t = text.trim();
+    SECTION_TITLES.iter().any(|s| t.eq_ignore_ascii_case(s))
+}
+
+/// True when a clause says something in words or numbers (it holds a
+/// letter or a digit): a run of punctuation or symbols states nothing.
+fn says_something(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
 }
 
 /// True when `text` holds a claim: a number (a digit not inside a word, so
@@ -185,11 +192,11 @@ pub fn statements(doc: &Document) -> Result<Vec<Statement>, TooManyStatements> {
                     off += l.len() + 1;
                 }
             }
+            ProseKind::Heading(_) if is_section_title(&p.text) => {}
             ProseKind::Paragraph | ProseKind::Heading(_) => {
-                let paragraph = p.kind == ProseKind::Paragraph;
                 for (s, e) in clauses(&p.text) {
                     let t = p.text[s..e].trim();
-                    if is_claim(t) || (paragraph && states_holding(t)) {
+                    if says_something(t) {
                         let lead = p.text[s..].len() - p.text[s..].trim_start().len();
                         let at = s + lead;
                         if found.len() == MAX_STATEMENTS {
@@ -245,16 +252,18 @@ mod tests {
     }
 
     #[test]
-    fn sentences_and_clauses_with_claims_are_statements_by_line() {
-        let got = of("Kimi-K3 on MI355X.\n\nBoth points completed. It ran 0.5 request/s\nfor a while; the journal recorded 201 requests.\nNothing here.\n\n- 3 hosts\n\n```\nok\nplain\n```\n");
+    fn every_sentence_and_clause_is_a_statement_by_line() {
+        let got = of("Kimi-K3 on MI355X.\n\n## Pinned inputs\n\nBoth points completed. It ran 0.5 request/s\nfor a while; the journal recorded 201 requests.\nNothing here.\n\n- 3 hosts\n\n---\n\n> ...\n\n```\nok\nplain\n```\n");
         assert_eq!(
             got,
             [
-                ("3.1".into(), "Both points completed.".into()),
-                ("3.2".into(), "It ran 0.5 request/s for a while".into()),
-                ("4".into(), "the journal recorded 201 requests.".into()),
-                ("7".into(), "3 hosts".into()),
-                ("10".into(), "ok".into()),
+                ("1".into(), "Kimi-K3 on MI355X.".into()),
+                ("5.1".into(), "Both points completed.".into()),
+                ("5.2".into(), "It ran 0.5 request/s for a while".into()),
+                ("6".into(), "the journal recorded 201 requests.".into()),
+                ("7".into(), "Nothing here.".into()),
+                ("9".into(), "3 hosts".into()),
+                ("16".into(), "ok".into()),
             ]
         );
     }
@@ -262,7 +271,8 @@ mod tests {
     #[test]
     fn decimals_and_abbreviations_do_not_split() {
         let got = of("Medians around 0.88 s, e.g. the first. Done.\n");
-        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0].1, "Medians around 0.88 s, e.g. the first.");
+        assert_eq!(got[1].1, "Done.");
     }
 }

@@ -60,6 +60,9 @@ pub fn check(r: &Read, p: &Publication, ctx: &Context<'_>) -> Found {
                 ctx,
             )
         }
+        Read::Form(FormKind::Title, s) => {
+            crate::verify::checks::published::prose_facts::title(s, ctx)
+        }
         Read::Gates(g) => crate::verify::checks::published::prose_facts::gates(g, ctx),
         Read::Result {
             scope,

@@ -44,6 +44,34 @@ pub fn bundle(s: &[Slot], ctx: &Context<'_>) -> Found {
     f
 }
 
+/// The title: the write-up is of a benchmark qualification (the run's
+/// `qualification.json` read as one) and, where it names a model, of the
+/// run's model, written whole (`moonshotai/Kimi-K3`) or by its last path
+/// component (`Kimi-K3`), as cased in `qualification.json`.
+pub fn title(s: &[Slot], ctx: &Context<'_>) -> Found {
+    let model = &ctx.q.model;
+    let short = model.rsplit('/').next().unwrap_or(model);
+    let named = match s {
+        [Slot::Text(n)] => Some(n.as_str()),
+        _ => None,
+    };
+    let mut f = found(
+        match named {
+            Some(n) => format!("the write-up is of a benchmark qualification of {n}"),
+            None => "the write-up is of a benchmark qualification".into(),
+        },
+        "qualification.json's model (the engines attest it: attestation:*.model)",
+    );
+    if let Some(n) = named {
+        f.expected = Some(json!(n));
+        f.actual = Some(json!(model));
+        if n != model && n != short {
+            f.ok = Err(format!("the run's model is {model}"));
+        }
+    }
+    f
+}
+
 /// Every host launch check of the run passed (each engine's host has one
 /// report, trusted, for the attested weights and config, sizes at least),
 /// and every report hashed the config from a file on its host (not

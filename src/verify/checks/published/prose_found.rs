@@ -24,6 +24,10 @@ pub struct Found {
     /// The failed check this one cannot be checked without (it is then
     /// "not checkable", not a cause of its own).
     pub cause: Option<String>,
+    /// Where what holds rests only on words the publisher chose (a role
+    /// name of its own): why. The statement is then not checked (reason
+    /// `stated_by_publisher`), unless something else failed.
+    pub publisher: Option<String>,
 }
 
 pub(super) fn found(what: impl Into<String>, against: impl Into<String>) -> Found {
@@ -34,6 +38,7 @@ pub(super) fn found(what: impl Into<String>, against: impl Into<String>) -> Foun
         expected: None,
         actual: None,
         cause: None,
+        publisher: None,
     }
 }
 

@@ -97,13 +97,32 @@ fn run_files<'a>(ctx: &'a Context<'_>) -> impl Iterator<Item = &'a str> {
     ctx.collected.hashes.keys().map(String::as_str)
 }
 
+/// The roles a bundle's inventory may name (any case): the kinds of file
+/// proofpack knows. A name outside it is one the publisher chose, and a
+/// name is no evidence of what it says ("client logs with zero failed
+/// requests").
+pub const ROLES: &[&str] = &[
+    "client records",
+    "router journal",
+    "router journals",
+    "engine attestations",
+    "benchmark plan",
+    "collector reports",
+    "profile samples",
+    "preflight report",
+    "post-load check",
+    "inputs pinned above",
+];
+
 /// "It contains the client records, ... and the inputs pinned above":
-/// every named role is a role of `qualification.json`'s `roles` map (the
-/// publisher's map from role to path globs, any case) and at least one
-/// file of the run matches it; where proofpack knows a role's files
-/// itself (the client records, the router journal, the engine
-/// attestations, the benchmark plan), the role's globs must also match
-/// every one of them.
+/// every named role is one of [`ROLES`] and a role of `qualification.json`'s
+/// `roles` map (the publisher's map from role to path globs, any case), and
+/// at least one file of the run matches it; where proofpack knows a role's
+/// files itself (the client records, the router journal, the engine
+/// attestations, the benchmark plan, the collector reports, the preflight
+/// report, the post-load check), the role's globs must also match every
+/// one of them. A role outside [`ROLES`] leaves the statement not checked:
+/// only the publisher says what its files are.
 pub fn inventory(roles: &[String], ctx: &Context<'_>) -> Found {
     let mut f = found(
         format!(
@@ -113,7 +132,11 @@ pub fn inventory(roles: &[String], ctx: &Context<'_>) -> Found {
         "the run's files, by qualification.json's roles map (the publisher's role globs)",
     );
     let mut actual = Vec::new();
+    let mut own = Vec::new();
     for role in roles {
+        if !ROLES.iter().any(|r| r.eq_ignore_ascii_case(role)) {
+            own.push(role.as_str());
+        }
         let Some((name, globs)) = ctx
             .q
             .roles
@@ -125,18 +148,9 @@ pub fn inventory(roles: &[String], ctx: &Context<'_>) -> Found {
             ));
             continue;
         };
-        let mut b = GlobSetBuilder::new();
-        for g in globs {
-            match Glob::new(g) {
-                Ok(g) => {
-                    b.add(g);
-                }
-                Err(e) => return f.fails(format!("roles: {name:?}: {e}")),
-            }
-        }
-        let set = match b.build() {
+        let set = match glob_set(name, globs) {
             Ok(s) => s,
-            Err(e) => return f.fails(format!("roles: {name:?}: {e}")),
+            Err(why) => return f.fails(why),
         };
         let matched: Vec<&str> = run_files(ctx).filter(|p| set.is_match(p)).collect();
         f = f.unless(!matched.is_empty(), || {
@@ -145,38 +159,62 @@ pub fn inventory(roles: &[String], ctx: &Context<'_>) -> Found {
                 globs.join(", ")
             )
         });
-        let known: Vec<String> = match name.to_ascii_lowercase().as_str() {
-            "client records" => ctx
-                .q
-                .points
-                .iter()
-                .map(|p| p.client_records.clone())
-                .collect(),
-            "router journal" | "router journals" => ctx
-                .q
-                .points
-                .iter()
-                .filter_map(|p| p.journal.clone())
-                .collect(),
-            "engine attestations" => ctx
-                .q
-                .engines
-                .iter()
-                .map(|e| e.attestation.clone())
-                .collect(),
-            "benchmark plan" => ctx.q.plan.iter().cloned().collect(),
-            _ => Vec::new(),
-        };
+        let known = known_files(name, ctx);
         let outside: Vec<&String> = known.iter().filter(|k| !set.is_match(k.as_str())).collect();
-        f =
-            f.unless(outside.is_empty(), || {
-                format!(
-                "role {name:?} ({}) leaves out {}, which qualification.json names as its {name}",
+        f = f.unless(outside.is_empty(), || {
+            format!(
+                "role {name:?} ({}) leaves out {}, which the run names as its {name}",
                 globs.join(", "),
-                outside.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                outside
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
-            });
+        });
         actual.push(json!({"role": name, "globs": globs, "files": matched.len()}));
     }
+    if !own.is_empty() {
+        f.publisher = Some(format!(
+            "{} {} a name the publisher chose (qualification.json's roles map), not a kind of file proofpack knows ({}): what the files hold is only the publisher's word",
+            own.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>().join(", "),
+            if own.len() == 1 { "is" } else { "are" },
+            ROLES.join(", ")
+        ));
+    }
     f.values(json!(roles), actual)
+}
+
+fn glob_set(name: &str, globs: &[String]) -> Result<globset::GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        b.add(Glob::new(g).map_err(|e| format!("roles: {name:?}: {e}"))?);
+    }
+    b.build().map_err(|e| format!("roles: {name:?}: {e}"))
+}
+
+/// The files of a role that the run itself names (qualification.json or
+/// its benchmark plan), where proofpack knows them.
+fn known_files(role: &str, ctx: &Context<'_>) -> Vec<String> {
+    let q = ctx.q;
+    let plan = || plan_of(ctx).ok().map(|(_, p)| p);
+    match role.to_ascii_lowercase().as_str() {
+        "client records" => q.points.iter().map(|p| p.client_records.clone()).collect(),
+        "router journal" | "router journals" => {
+            q.points.iter().filter_map(|p| p.journal.clone()).collect()
+        }
+        "engine attestations" => q.engines.iter().map(|e| e.attestation.clone()).collect(),
+        "benchmark plan" => q.plan.iter().cloned().collect(),
+        "collector reports" => plan()
+            .map(|p| {
+                p.points
+                    .iter()
+                    .filter_map(|pp| pp.collector.clone())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        "preflight report" => plan().and_then(|p| p.preflight).into_iter().collect(),
+        "post-load check" => plan().and_then(|p| p.post_load).into_iter().collect(),
+        _ => Vec::new(),
+    }
 }

@@ -50,6 +50,11 @@ fn check(id: String, at: &str, r: &Read, p: &Publication, ctx: &Context<'_>) -> 
     let o = prose::check(r, p, ctx);
     let detail = format!("{at}: {} ({})", o.what, o.against);
     let c = match (o.ok, o.cause) {
+        (Ok(()), _) if o.publisher.is_some() => {
+            let why = format!("{detail}: {}", o.publisher.unwrap_or_default());
+            Check::not_checked(id, Reason::StatedByPublisher, format!("not checked: {why}"))
+                .or_fail(format!("{why}; --require-all"))
+        }
         (Ok(()), _) => Check::pass(id, detail),
         (Err(why), Some(cause)) => Check::not_checkable_by(id, cause, format!("{detail}: {why}")),
         (Err(why), None) => Check::fail(id, format!("{detail}: {why}")),
