@@ -42,6 +42,8 @@ for name, res, args in [
     ("cmark_node_get_literal", ctypes.c_char_p, [vp]),
     ("cmark_node_get_start_line", ctypes.c_int, [vp]),
     ("cmark_node_get_heading_level", ctypes.c_int, [vp]),
+    ("cmark_node_get_list_type", ctypes.c_int, [vp]),
+    ("cmark_node_get_list_start", ctypes.c_int, [vp]),
     ("cmark_version_string", ctypes.c_char_p, []),
 ]:
     f = getattr(lib, name)
@@ -52,6 +54,7 @@ OPT_SOURCEPOS = 1 << 1
 OPT_FOOTNOTES = 1 << 13
 FOOTNOTE_REFERENCE = 0xC00B
 FOOTNOTE_DEFINITION = 0x800B
+CMARK_ORDERED_LIST = 2
 
 
 def children(n):
@@ -118,7 +121,18 @@ def block(n, ctx, out):
                 rows.append({"line": lib.cmark_node_get_start_line(r), "cells": cells})
             out.append({"t": "table", "line": line, "ctx": ctx, "rows": rows})
         elif t == "list":
-            block(c, ctx, out)
+            # A browser shows an ordered item's number (`<ol start>` numbers
+            # the items on from the first) before its first paragraph.
+            ordered = lib.cmark_node_get_list_type(c) == CMARK_ORDERED_LIST
+            number = lib.cmark_node_get_list_start(c)
+            for item in children(c):
+                sub = []
+                block(item, ctx + [CONTAINERS.get(typ(item), typ(item))], sub)
+                first = lib.cmark_node_first_child(item)
+                if ordered and first and typ(first) in ("paragraph", "heading") and sub:
+                    sub[0]["text"] = "%d. %s" % (number, sub[0]["text"])
+                number += 1
+                out.extend(sub)
         else:
             block(c, ctx + [CONTAINERS.get(t, t)], out)
 

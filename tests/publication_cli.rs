@@ -191,7 +191,7 @@ fn first_token_deadline_above_the_ttft_budget() {
     );
     // The prose's margin would have to be negative: it fails too, even
     // when written so.
-    p.edit("leaving about 0.6 s", "leaving about -1.4 s");
+    p.edit("leaving about 0.62 s", "leaving about -1.38 s");
     let o = p.verify(&[]);
     o.assert_only_failures(&[
         "publication:pin:fleet-latency-budgets.deadline-below-ttft",

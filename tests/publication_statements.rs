@@ -503,3 +503,21 @@ fn a_known_role_that_leaves_out_the_runs_file_fails() {
     p.verify(&[])
         .assert_fails(INVENTORY, "leaves out preflight.json");
 }
+
+/// An ordered-list item shows its number: "200. higher-rate point" is a
+/// list item numbered 200 on GitHub, and proofpack reads the number too.
+#[test]
+fn an_ordered_list_items_number_is_part_of_its_statement() {
+    let p = published();
+    p.edit(
+        "Measured points¶",
+        "200. higher-rate point\n\nMeasured points¶",
+    );
+    let o = p.verify(&[]);
+    o.assert_ok();
+    let c = o.check("publication:statement:25");
+    assert_eq!(c["source"]["text"], "200. higher-rate point", "{c}");
+    assert_eq!(c["reason"], "not_read");
+    p.verify(&[os("--require-all")])
+        .assert_fails("publication:statement:25", "no grammar of proofpack reads");
+}

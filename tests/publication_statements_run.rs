@@ -45,7 +45,7 @@ fn a_deadline_not_above_the_probes_maximum_fails() {
 #[test]
 fn a_margin_stated_as_one_point_six_seconds_fails() {
     let p = published();
-    p.edit("leaving about 0.6 s", "leaving about 1.6 s");
+    p.edit("leaving about 0.62 s", "leaving about 1.62 s");
     p.verify(&[]).assert_fails(DERIVED, "leaves 0.618000 s");
     // Nor can the budget be another than the run's.
     let p = published();
@@ -366,4 +366,86 @@ fn a_sentence_a_form_half_matches_is_not_read_and_nothing_crashes() {
     let o = p.verify(&[]);
     o.assert_ok();
     assert_eq!(o.check("publication:statement:25")["reason"], "not_read");
+}
+
+/// A measured number of the prose follows the rule of the cells: "from 0
+/// to 0 s/token" over intercepts of 0.2391-0.2399, or "from 0 to 5 s" over
+/// probes of 0.401-5.102 s, round to what they state but are too coarse to
+/// check; "around" and "about" allow one digit fewer.
+#[test]
+fn prose_numbers_too_coarse_to_check_fail() {
+    let p = published();
+    p.edit("from 0.2391 to 0.2399 s/token", "from 0 to 0 s/token");
+    p.verify(&[]).assert_fails(
+        PROFILES,
+        "0 has 0 significant digit(s), too coarse to check",
+    );
+    let p = published();
+    p.edit("ranged from 0.401 to 5.102 s", "ranged from 0 to 5 s");
+    p.verify(&[]).assert_fails(
+        PROBE_RANGE,
+        "5 has 1 significant digit(s), too coarse to check: a measured number of the prose needs at least 3",
+    );
+    let p = published();
+    p.edit("leaving about 0.62 s", "leaving about 0.6 s");
+    p.verify(&[]).assert_fails(
+        DERIVED,
+        "0.6 has 1 significant digit(s), too coarse to check: a measured number of the prose needs at least 2 after",
+    );
+}
+
+/// Agreement of a record with itself is no agreement: a plan that names
+/// the run's own weights record (twice) as its earlier full manifests
+/// fails the sentence.
+#[test]
+fn the_weights_record_named_as_its_own_witness_fails() {
+    let mut p = published();
+    p.c.edit_json("inputs/benchmark-plan.json", |v| {
+        v["full_manifests"] = json!([
+            "manifests/weights.manifest.json",
+            "manifests/weights.manifest.json"
+        ]);
+    });
+    p.reseal();
+    p.verify(&[])
+        .assert_fails(MANIFESTS, "a record agrees with itself");
+    // One host's manifest named twice is one manifest.
+    let mut p = published();
+    p.c.edit_json("inputs/benchmark-plan.json", |v| {
+        let one = "manifests/hosts/mi355x-node-01.qual.example.manifest.json";
+        v["full_manifests"] = json!([one, one]);
+    });
+    p.reseal();
+    p.verify(&[])
+        .assert_fails(MANIFESTS, "1 distinct full manifest(s)");
+}
+
+/// "Complete scrape coverage" rests on the interval the scrapes show, not
+/// the one the collector declares: one scrape per point under a declared
+/// 500 s interval, or scrapes 100 s apart declared as 5 s, fail.
+#[test]
+fn coverage_rests_on_the_scrapes_own_interval() {
+    let mut p = published();
+    p.c.edit_json("benchmark/rate-1/collector.json", |v| {
+        v["scrape_interval_s"] = json!(500.0);
+        let s = v["samples"].as_array_mut().unwrap();
+        let mid = s[s.len() / 2]["t"].clone();
+        s.retain(|x| x["t"] == mid);
+    });
+    p.reseal();
+    let o = p.verify(&[]);
+    o.assert_fails(COVERAGE, "1 distinct scrape time(s)");
+    o.assert_fails(COLLECTOR, "1 distinct scrape time(s)");
+    let mut p = published();
+    p.c.edit_json("benchmark/rate-1/collector.json", |v| {
+        let s = v["samples"].as_array_mut().unwrap();
+        // Every twentieth scrape kept: 100 s apart, still declared 5 s.
+        let t0 = s[0]["t"].as_f64().unwrap();
+        s.retain(|x| ((x["t"].as_f64().unwrap() - t0) as i64) % 100 == 0);
+    });
+    p.reseal();
+    p.verify(&[]).assert_fails(
+        COVERAGE,
+        "scrape_interval_s declares 5 s, but the scrapes are a median 100 s apart",
+    );
 }

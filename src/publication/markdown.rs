@@ -203,6 +203,11 @@ struct Builder<'s> {
     /// (offset in the text being rendered, source line) of each inline
     /// text run, for the block being built.
     marks: Vec<(usize, usize)>,
+    /// The number the next item of the ordered list being read shows
+    /// (an HTML `<ol start>` numbers its items on from its first).
+    list_next: Option<usize>,
+    /// The number of the ordered-list item whose first block is next.
+    item_number: Option<usize>,
 }
 
 fn find(b: &mut Builder<'_>, line: usize, column: usize, what: impl Into<String>) {
@@ -320,6 +325,49 @@ fn task_marker(text: &str) -> bool {
         && b.get(3).is_none_or(|c| c.is_ascii_whitespace())
 }
 
+/// The rendered text of a paragraph or heading `c` spanning source lines
+/// `at.0..=at.1` (its first column `at.2`) and its marks; `first` when it
+/// is the first block of a list item, `number` that item's number when the
+/// list is ordered (a reader sees it before the text).
+fn paragraph<'a>(
+    b: &mut Builder<'_>,
+    c: &'a AstNode<'a>,
+    kind: BlockKind,
+    at: (usize, usize, usize),
+    first: bool,
+    number: Option<usize>,
+) -> (String, Vec<(usize, usize)>) {
+    let (line, end, column) = at;
+    let mut text = String::new();
+    b.marks.clear();
+    inline(b, c, &mut text);
+    let mut marks = std::mem::take(&mut b.marks);
+    // Link reference definitions at the start of a paragraph are
+    // consumed by the parser: the paragraph then spans more source lines
+    // than its inline content does.
+    if kind == BlockKind::Paragraph && end.saturating_sub(line) + 1 > content_lines(c) {
+        find(
+            b,
+            line,
+            column,
+            "a line that renders as nothing (a link reference definition)",
+        );
+    }
+    if first && task_marker(&text) {
+        find(b, line, column, "a task-list checkbox ([ ] or [x])");
+    }
+    if let Some(n) = number {
+        let lead = format!("{n}. ");
+        for m in &mut marks {
+            m.0 += lead.len();
+        }
+        marks.insert(0, (0, line));
+        text.insert_str(0, &lead);
+    }
+    cover(b, line, end);
+    (text, marks)
+}
+
 fn block<'a>(
     b: &mut Builder<'_>,
     n: &'a AstNode<'a>,
@@ -328,6 +376,8 @@ fn block<'a>(
 ) {
     let mut first = first_in_item;
     for c in n.children() {
+        // An ordered-list item's number belongs to its first block only.
+        let number = if first { b.item_number.take() } else { None };
         let d = c.data.borrow();
         let sp = d.sourcepos;
         let (line, end) = (sp.start.line, sp.end.line);
@@ -347,30 +397,8 @@ fn block<'a>(
                     _ => BlockKind::Paragraph,
                 };
                 drop(d);
-                let mut text = String::new();
-                b.marks.clear();
-                inline(b, c, &mut text);
-                let marks = std::mem::take(&mut b.marks);
-                // Link reference definitions at the start of a paragraph are
-                // consumed by the parser: the paragraph then spans more
-                // source lines than its inline content does.
-                if kind == BlockKind::Paragraph && end.saturating_sub(line) + 1 > content_lines(c) {
-                    find(
-                        b,
-                        line,
-                        sp.start.column,
-                        "a line that renders as nothing (a link reference definition)",
-                    );
-                }
-                if first && task_marker(&text) {
-                    find(
-                        b,
-                        line,
-                        sp.start.column,
-                        "a task-list checkbox ([ ] or [x])",
-                    );
-                }
-                cover(b, line, end);
+                let (text, marks) =
+                    paragraph(b, c, kind, (line, end, sp.start.column), first, number);
                 b.tree.blocks.push(mk(kind, text, Vec::new(), marks));
             }
             NodeValue::CodeBlock(cb) => {
@@ -461,13 +489,20 @@ fn block<'a>(
                 };
                 let item = container == Container::Item;
                 drop(d);
+                if item {
+                    b.item_number = b.list_next;
+                    b.list_next = b.list_next.map(|n| n.saturating_add(1));
+                }
                 ctx.push(container);
                 block(b, c, ctx, item);
                 ctx.pop();
             }
-            NodeValue::List(_) => {
+            NodeValue::List(l) => {
+                let start = (l.list_type == comrak::nodes::ListType::Ordered).then_some(l.start);
                 drop(d);
+                let outer = std::mem::replace(&mut b.list_next, start);
                 block(b, c, ctx, false);
+                b.list_next = outer;
             }
             other => {
                 let what = format!("a block {} that proofpack does not read", kind_name(other));
@@ -552,6 +587,8 @@ fn parse_prepared(md: &str, prepass_lines: Vec<usize>) -> Result<Tree, ParseErro
         covered: vec![false; n + 2],
         code: vec![false; n + 2],
         marks: Vec::new(),
+        list_next: None,
+        item_number: None,
     };
     block(&mut b, root, &mut Vec::new(), false);
     uncovered_lines(&mut b);

@@ -127,7 +127,8 @@ pub fn is_claim(text: &str) -> bool {
 }
 
 /// Byte ranges of the clauses of `text`: sentences split at `.`/`!`/`?`
-/// plus white space before a character that is not lower case, and at `; `.
+/// plus white space before a character that is not lower case (but not
+/// after a list item's number), and at `; `.
 fn clauses(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -137,6 +138,9 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
         let c = b[i];
         let at_space = b.get(i + 1) == Some(&b' ');
         let ends = match c {
+            // An ordered-list item's number ("200. higher-rate point")
+            // ends no sentence.
+            b'.' if i > start && b[start..i].iter().all(u8::is_ascii_digit) => false,
             b'.' | b'!' | b'?' => {
                 // `c` is ASCII, so `i + 2` is a character boundary.
                 at_space

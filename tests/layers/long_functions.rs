@@ -9,7 +9,6 @@ pub const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("src/bundle/write.rs", "seal_impl", 249),
     ("src/fleet/verify.rs", "verify_fleet", 174),
     ("src/peers/serving.rs", "check_object", 303),
-    ("src/publication/markdown.rs", "block", 159),
     ("src/run/qualification.rs", "validate", 160),
     ("src/run/records.rs", "read_records_ending", 155),
     ("src/safetensors/index.rs", "check", 243),

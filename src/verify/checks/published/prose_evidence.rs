@@ -13,7 +13,7 @@ use crate::publication::Decimal;
 use crate::run::qualification::Status;
 use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_facts::derived_input;
-use crate::verify::checks::published::prose_found::{found, json_file, plan_of, Found};
+use crate::verify::checks::published::prose_found::{found, json_file, plan_of, precise, Found};
 
 /// The direct probes' report the plan names: its path and its probes,
 /// each `{"from", "to", "status", "first_token_s"}`.
@@ -70,6 +70,9 @@ pub fn probe_range(min: &Decimal, max: &Decimal, ctx: &Context<'_>) -> Found {
         what,
         "the first_token_s of every probe in the probes report the plan names",
     );
+    if let Err(why) = precise(&[(min, false), (max, false)]) {
+        return f.fails(why);
+    }
     let (path, ps) = match probes(ctx) {
         Ok(p) => p,
         Err(e) => return f.fails(e),
@@ -180,6 +183,9 @@ pub fn profiles(
         ),
         "the profile samples the qualified fleet's profile store names, recomputed",
     );
+    if let Err(why) = precise(&[(prefill, true), (lo, false), (hi, false)]) {
+        return f.fails(why);
+    }
     let vals = match profile_values(ctx, tokens) {
         Ok(v) => v,
         Err(e) => return f.fails(e),
@@ -264,7 +270,10 @@ pub fn derived_bound(
                 actual["prefill_median_s"] = json!(p);
                 actual["margin_s"] = json!(left);
                 f = f
-                    .unless(t.holds(budget), || {
+                    .unless(precise(&[(m, true)]).is_ok(), || {
+                        precise(&[(m, true)]).err().unwrap_or_default()
+                    })
+                    .unless((t.value - budget).abs() <= 1e-9, || {
                         format!("the run's TTFT budget is {budget} s, not {} s", t.text)
                     })
                     .unless(left > 0.0, || {
@@ -296,12 +305,24 @@ pub fn full_manifests(ctx: &Context<'_>) -> Found {
         Ok((_, p)) => p,
         Err(e) => return f.fails(e),
     };
-    if plan.full_manifests.len() < 2 {
-        return f.fails("the benchmark plan names fewer than two full manifests (full_manifests): nothing to agree");
-    }
     let Some(record) = ctx.q.weights_record.clone() else {
         return f.fails("qualification.json names no weights record to compare them with");
     };
+    // Agreement of a record with itself is no agreement: two distinct
+    // files, neither the weights record they are compared with.
+    let distinct: std::collections::BTreeSet<&str> =
+        plan.full_manifests.iter().map(String::as_str).collect();
+    if distinct.contains(record.as_str()) {
+        return f.fails(format!(
+            "the benchmark plan names the run's own weights record {record} as an earlier full manifest: a record agrees with itself"
+        ));
+    }
+    if distinct.len() < 2 {
+        return f.fails(format!(
+            "the benchmark plan names {} distinct full manifest(s) (full_manifests): at least two are needed to agree",
+            distinct.len()
+        ));
+    }
     let shards = |path: &str| -> Result<Vec<(String, String)>, String> {
         let v = json_file(ctx, path)?;
         let mut out: Vec<(String, String)> = v["entries"]
@@ -402,6 +423,32 @@ fn status_index(s: Status) -> usize {
     }
 }
 
+/// The scrape interval a coverage claim can rest on: the one the samples
+/// themselves show (the median gap between consecutive scrape times), which
+/// the collector's declared `scrape_interval_s` must agree with (within
+/// 10%): a declared interval is the publisher's word, and a long one made
+/// one scrape per point "complete coverage".
+fn sampling_interval(samples: &[Value], declared: f64) -> Result<f64, String> {
+    let mut t: Vec<f64> = samples.iter().filter_map(|s| s["t"].as_f64()).collect();
+    t.sort_by(f64::total_cmp);
+    t.dedup();
+    if t.len() < 3 {
+        return Err(format!(
+            "{} distinct scrape time(s): at least 3 are needed to read the sampling interval from the scrapes",
+            t.len()
+        ));
+    }
+    let mut gaps: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+    gaps.sort_by(f64::total_cmp);
+    let observed = gaps[gaps.len() / 2];
+    if (observed - declared).abs() > 0.1 * declared {
+        return Err(format!(
+            "scrape_interval_s declares {declared} s, but the scrapes are a median {observed} s apart"
+        ));
+    }
+    Ok(observed)
+}
+
 fn collected(i: usize, ctx: &Context<'_>) -> Result<Collected, String> {
     let p = &ctx.q.points[i];
     let (plan_path, plan) = plan_of(ctx)?;
@@ -429,13 +476,14 @@ fn collected(i: usize, ctx: &Context<'_>) -> Result<Collected, String> {
         return Err(format!("point {}: no measured request", p.name));
     }
     let v = json_file(ctx, &path)?;
-    let interval = v["scrape_interval_s"]
+    let declared = v["scrape_interval_s"]
         .as_f64()
         .filter(|x| *x > 0.0)
         .ok_or_else(|| format!("{path}: scrape_interval_s must be a number > 0"))?;
     let samples = v["samples"]
         .as_array()
         .ok_or_else(|| format!("{path}: no samples array"))?;
+    let interval = sampling_interval(samples, declared).map_err(|e| format!("{path}: {e}"))?;
     let mut times: Vec<f64> = samples
         .iter()
         .filter_map(|s| s["t"].as_f64())

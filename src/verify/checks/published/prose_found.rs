@@ -6,7 +6,9 @@
 
 use serde_json::Value;
 
+use crate::publication::Decimal;
 use crate::run::plan::BenchmarkPlan;
+use crate::run::qualification::MIN_SIGNIFICANT_DIGITS;
 use crate::verify::checks::published::context::Context;
 
 /// What a check of a statement found.
@@ -28,6 +30,33 @@ pub struct Found {
     /// name of its own): why. The statement is then not checked (reason
     /// `stated_by_publisher`), unless something else failed.
     pub publisher: Option<String>,
+}
+
+/// The rule of the cells for a measured number of the prose (contract
+/// section 9.6): at least [`MIN_SIGNIFICANT_DIGITS`] significant digits,
+/// or one fewer where the sentence says it is approximate ("around",
+/// "about"); else why it is too coarse to check (half a unit of its last
+/// digit would hide a difference of 5% or more).
+pub(super) fn too_coarse(d: &Decimal, approximate: bool) -> Option<String> {
+    let need = MIN_SIGNIFICANT_DIGITS - u32::from(approximate);
+    (d.significant < need).then(|| {
+        format!(
+            "{} has {} significant digit(s), too coarse to check: a measured number of the prose needs at least {need}{}",
+            d.text,
+            d.significant,
+            if approximate { " after \"about\" or \"around\"" } else { "" }
+        )
+    })
+}
+
+/// Every number of `nums` ([`too_coarse`]) precise enough, or why not.
+pub(super) fn precise(nums: &[(&Decimal, bool)]) -> Result<(), String> {
+    let why: Vec<String> = nums.iter().filter_map(|(d, a)| too_coarse(d, *a)).collect();
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(why.join("; "))
+    }
 }
 
 pub(super) fn found(what: impl Into<String>, against: impl Into<String>) -> Found {
