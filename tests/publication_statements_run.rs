@@ -449,3 +449,50 @@ fn coverage_rests_on_the_scrapes_own_interval() {
         "scrape_interval_s declares 5 s, but the scrapes are a median 100 s apart",
     );
 }
+
+/// A binding of a fragment checks only the fragment: the sentence's false
+/// half is not checked, so the sentence is not "held" (and fails under
+/// --require-all).
+#[test]
+fn a_binding_of_a_fragment_leaves_the_rest_of_the_sentence_not_checked() {
+    let sentence = "The probe window was 20 s wide, and every engine stayed under 60 C.";
+    let binding = json!({"text": "The probe window was 20 s wide", "check": "equals", "file": "probes/probes.json", "pointer": "/window_s", "value": 20});
+    let p = bound(sentence, binding);
+    let o = p.verify(&[]);
+    o.assert_ok();
+    let c = o.check("publication:statement:25");
+    assert_eq!(c["ok"], Value::Null, "{c}");
+    assert_eq!(c["reason"], "not_read", "{c}");
+    assert!(
+        c["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the publisher's binding covers only \"The probe window was 20 s wide\""),
+        "{c}"
+    );
+    p.verify(&[os("--require-all")])
+        .assert_fails("publication:statement:25", "the rest of it is not checked");
+}
+
+/// The page marks a statement held only by the publisher's binding apart
+/// from one held by evidence: never the green "held".
+#[test]
+fn the_page_marks_a_publisher_bound_statement_apart_from_evidence() {
+    let sentence = "The probe window was 20 s wide.";
+    let binding = json!({"text": sentence, "check": "equals", "file": "probes/probes.json", "pointer": "/window_s", "value": 20});
+    let p = bound(sentence, binding);
+    let page = p.c.dir.path().join("page.html");
+    let o = p.verify(&[os("--html"), page.as_os_str()]);
+    o.assert_ok();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = html
+        .find("data-statement=\"publication:statement:25\"")
+        .expect("the bound statement is marked");
+    let span = &html[html[..at].rfind("<span").unwrap()..at];
+    assert!(span.contains("claim publisher"), "{span}");
+    assert!(!span.contains("claim pass"), "{span}");
+    let held = html
+        .find("data-statement=\"publication:statement:22.1\"")
+        .unwrap();
+    assert!(html[html[..held].rfind("<span").unwrap()..held].contains("claim pass"));
+}

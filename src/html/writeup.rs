@@ -22,6 +22,7 @@ pub const STYLE: &str = r#"
 .writeup .claim.pass { background: #e6f4ea; border-color: #1e7e34; }
 .writeup .claim.fail { background: #fdecea; border-color: #b00020; }
 .writeup .claim.skip { background: #eee; border-color: #888; }
+.writeup .claim.publisher { background: #fff4e0; border-color: #b36b00; border-style: dashed; }
 .writeup .claim.fail[data-found]::after { content: " ⟵ evidence: " attr(data-found); color: #b00020; font-size: .85em; }
 .writeup table.claim-table .skip { background: #eee; }
 "#;
@@ -43,7 +44,11 @@ fn segment(out: &mut String, seg: &Segment, statement: bool) {
         Segment::Marked(m) => m,
     };
     let ids: Vec<&str> = m.checks.iter().map(String::as_str).collect();
-    let cls = class(m.ok);
+    let cls = if m.publisher {
+        "publisher"
+    } else {
+        class(m.ok)
+    };
     let found: Vec<String> = m.found.iter().map(show).collect();
     let found = if found.is_empty() {
         String::new()
@@ -66,6 +71,7 @@ fn segment(out: &mut String, seg: &Segment, statement: bool) {
             ids.join(", "),
             match cls {
                 "pass" => "held",
+                "publisher" => "held only by what the publisher wrote for it, not by evidence",
                 "fail" => "did not hold",
                 _ => "not checked",
             }
@@ -81,7 +87,7 @@ pub fn writeup(out: &mut String, p: &Published) {
     };
     let _ = writeln!(
         out,
-        "<style>{STYLE}</style><section id=\"writeup\"><h2>The write-up as published</h2><p class=\"note\">{}, as GitHub renders it. Every statement and value proofpack checks is marked: green held, red did not (the value the evidence gives beside it), grey not checked; hover for the check's id, listed under “Every check”.</p><div class=\"writeup\">",
+        "<style>{STYLE}</style><section id=\"writeup\"><h2>The write-up as published</h2><p class=\"note\">{}, as GitHub renders it. Every statement and value proofpack checks is marked: green held, amber dashed held only by what the publisher wrote for it (a binding or a file of its own, not evidence), red did not (the value the evidence gives beside it), grey not checked; hover for the check's id, listed under “Every check”.</p><div class=\"writeup\">",
         esc(&p.source)
     );
     let segs = |out: &mut String, segments: &[Segment]| {

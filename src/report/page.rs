@@ -333,6 +333,11 @@ pub struct Mark {
     pub found: Vec<Value>,
     /// Any failed, `false`; all passed, `true`; else `None`.
     pub ok: Option<bool>,
+    /// All passed, and one of them only by what the publisher wrote for it
+    /// (a binding, or a file of its own): held by the publisher's word,
+    /// not by evidence.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub publisher: bool,
     /// The text, as rendered.
     #[serde(default)]
     pub text: String,

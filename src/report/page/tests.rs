@@ -133,6 +133,7 @@ fn marked(text: &str, ok: Option<bool>, found: Vec<Value>) -> Segment {
         checks: vec!["publication:statement:3.1".into()],
         found,
         ok,
+        publisher: false,
         text: text.into(),
     })
 }

@@ -86,10 +86,16 @@ impl<'r> Index<'r> {
             .filter(|c| c.failed())
             .filter_map(|c| c.actual.clone())
             .collect();
+        let publisher = ok == Some(true)
+            && self
+                .checks(&ids)
+                .iter()
+                .any(|c| c.source() == Some("publisher"));
         Segment::Marked(Mark {
             checks: ids,
             found,
             ok,
+            publisher,
             text: text.to_string(),
         })
     }

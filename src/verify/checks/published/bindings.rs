@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::publication::document::{squash, Block};
 use crate::publication::{Decimal, Publication, Statement};
-use crate::report::Check;
+use crate::report::{Check, Reason};
 use crate::run::qualification::{BindingCheck, Qualification, StatementBinding};
 use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_facts::json_diff;
@@ -341,8 +341,24 @@ pub fn check(
         first.file.as_deref().unwrap_or(""),
         first.pointer.as_deref().unwrap_or("")
     );
+    // A binding of a fragment checks the fragment: the rest of the
+    // statement, true or not, is not checked.
+    let whole = |t: &str| squash(t).trim_end_matches('.').to_string();
+    let covered = bindings.iter().any(|(_, b)| whole(&b.text) == whole(text));
     let c = if !why.is_empty() {
         Check::fail(id, format!("{at}: {} ({tail})", why.join("; ")))
+    } else if !covered {
+        let parts: Vec<String> = bindings
+            .iter()
+            .map(|(_, b)| format!("{:?}", squash(&b.text)))
+            .collect();
+        let why = format!(
+            "{at}: the publisher's binding covers only {} of the statement {:?}: the rest of it is not checked ({tail})",
+            parts.join(", "),
+            squash(text)
+        );
+        Check::not_checked(id, Reason::NotRead, format!("not checked: {why}"))
+            .or_fail(format!("{why}; --require-all"))
     } else {
         Check::pass(id, format!("{at}: holds ({tail})")).or_fail(format!(
             "{at}: holds only by the publisher's binding ({tail}); --require-all"
