@@ -13,14 +13,18 @@
 #           and per engine, six TTFT and six TPOT percentiles, the result),
 #           as many rows as the node limit admits: the most published
 #           values a write-up can hold;
-#   prose:  the sample followed by paragraphs of prose to 8 MiB, 9,600 of
-#           its sentences and clauses statements (the most under the
-#           10,000-statement limit, v1.1), the rest narrative;
+#   prose:  the sample followed by paragraphs of prose to 8 MiB: 4,800
+#           short statements and long narrative sentences, under the
+#           10,000-statement limit (every sentence is a statement);
 #   lines:  8 MiB of one paragraph of lines of 60 short claims ("It 1."),
 #           a statement every 6 bytes (refused at the statement limit,
 #           v1.1: the time and memory of the refusal);
 #   dense:  8 MiB of one-character cells (refused at the node limit: the
-#           time and memory of the refusal).
+#           time and memory of the refusal);
+#   bindings: the sample's run directory with 24,000 publisher bindings in
+#           its qualification.json (three fragments of each of 8,000
+#           sentences) and a write-up of 80,000 lines holding them: the
+#           whole verify, against cmark-gfm's render of the write-up.
 # Usage: [PP=BINARY] scripts/bench-publication.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,9 +76,9 @@ print(f"bench-publication: rows: {n_rows} rows; wide: {n_wide} rows of 20 values
 claims = ("The qualified fleet ran every point with a ready router and an idle drain; "
           "the client and the journal agree on every terminal request. ") * 4 + "\n\n"
 story = ("The qualified fleet ran with a ready router and an idle drain, "
-         "and the client and the journal kept their records in order. ") * 4 + "\n\n"
-text = sample + "\n" + claims * 1200  # 9,600 statements, under the 10,000 limit
-text += story * ((8 * 1024 * 1024 - len(text.encode()) - 64) // len(story))
+         "and the client and the journal kept their records in order, ") * 14 + "to the end.\n\n"
+text = sample + "\n" + claims * 600  # 4,800 statements
+text += story * ((8 * 1024 * 1024 - len(text.encode()) - 64) // len(story))  # about 4,600 more
 open(f"{work}/prose.md", "w").write(text)
 text = sample + "\n"
 line = "It 1. " * 60 + "\n"
@@ -120,3 +124,35 @@ for f in rows wide prose lines dense; do
   vt=$(best "$pp" -q --no-catalog "${v[@]}")
   echo "bench-publication:   $f: verify of the sample bundle against it: $vt s (best of 5), peak RSS $(($(tail -1 "$work/rss") / 1024)) MiB; ratio to cmark-gfm $(python3 -c "print(f'{$vt/$ref:.2f}')")"
 done
+
+# Publisher bindings at scale: one pass over the write-up for all of them.
+python3 - "$work" testdata/sample/PUBLICATION.md "$sample_bundle" <<'PY'
+import json, os, sys, tarfile
+work, sample, bundle = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
+with tarfile.open(bundle) as t:
+    t.extractall(f"{work}/bound", filter="data")
+run = os.path.join(f"{work}/bound", os.listdir(f"{work}/bound")[0])
+q = json.load(open(f"{run}/qualification.json"))
+q["statements"] = []
+lines = []
+for n in range(8000):
+    parts = [f"alpha {n}x", f"beta {n}y", f"gamma {n}z"]
+    lines += ["Note: " + ", ".join(parts) + ".", ""]
+    q["statements"] += [{"text": p, "check": "present", "file": "post-load.json"} for p in parts]
+json.dump(q, open(f"{run}/qualification.json", "w"))
+code = ["```"] + ["plain words of a log"] * (80000 - len(lines) - 2) + ["```"]
+open(f"{work}/bound.md", "w").write(sample + "\n" + "\n".join(lines + code) + "\n")
+open(f"{work}/bound.run", "w").write(run)
+PY
+run=$(cat "$work/bound.run")
+in="$work/bound.md"
+v=(verify "$run" --publication "$in" --trust testdata/sample/trust.json)
+set +e
+"$pp" -q --no-catalog "${v[@]}" >/dev/null 2>"$work/err"
+code=$?
+set -e
+/usr/bin/time -f "%M" -o "$work/rss" "$pp" -q --no-catalog "${v[@]}" >/dev/null 2>&1 || true
+vt=$(best "$pp" -q --no-catalog "${v[@]}")
+ref=$(best cmark-gfm -e table -e strikethrough -e autolink "$in")
+echo "bench-publication: bindings ($(wc -l < "$in") lines, 24000 bindings): verify of the run directory: exit $code, $vt s (best of 5), peak RSS $(($(tail -1 "$work/rss") / 1024)) MiB; cmark-gfm render $ref s; ratio proofpack / cmark-gfm $(python3 -c "print(f'{$vt/$ref:.2f}')")"
+if [[ $code -gt 1 ]]; then echo "bench-publication:   bindings: $(head -c 300 "$work/err")"; fi

@@ -340,7 +340,7 @@ fn a_binding_whose_text_is_absent_or_repeated_cannot_run() {
     p.reseal();
     let e = p.refused();
     assert!(
-        e.contains("statements[0]") && e.contains("times in the write-up"),
+        e.contains("statements[0]") && e.contains("occurs more than once in the write-up"),
         "{e}"
     );
     // A binding with an argument its check does not take is not a valid

@@ -7,6 +7,9 @@
 //! the file and pointer; the verdict counts it apart and `--require-all`
 //! fails it); its result is computed from the sealed file.
 
+use std::collections::HashMap;
+
+use aho_corasick::AhoCorasick;
 use serde_json::{json, Value};
 
 use crate::publication::document::{squash, Block};
@@ -17,59 +20,151 @@ use crate::verify::checks::published::context::Context;
 use crate::verify::checks::published::prose_facts::json_diff;
 use crate::verify::checks::published::prose_found::json_file;
 
+/// The bindings' texts (white space runs as one space), each once, as one
+/// automaton: every occurrence of every text in one pass over a text, so
+/// that tens of thousands of bindings cost one read of the write-up, not
+/// one each.
+pub struct Texts {
+    /// The distinct texts' automaton (`None` without bindings).
+    ac: Option<AhoCorasick>,
+    /// For each distinct text, the bindings that have it.
+    bindings: Vec<Vec<usize>>,
+    /// The distinct texts.
+    texts: Vec<String>,
+}
+
+impl Texts {
+    /// The automaton of `q`'s bindings.
+    pub fn new(q: &Qualification) -> Result<Texts, String> {
+        let mut at: HashMap<String, usize> = HashMap::new();
+        let mut texts = Vec::new();
+        let mut bindings: Vec<Vec<usize>> = Vec::new();
+        for (i, b) in q.statements.iter().enumerate() {
+            let t = squash(&b.text);
+            let k = *at.entry(t.clone()).or_insert_with(|| {
+                texts.push(t);
+                bindings.push(Vec::new());
+                texts.len() - 1
+            });
+            bindings[k].push(i);
+        }
+        let ac = if texts.is_empty() {
+            None
+        } else {
+            Some(AhoCorasick::new(&texts).map_err(|e| {
+                format!("qualification.json statements: the bindings' texts cannot be searched for: {e}")
+            })?)
+        };
+        Ok(Texts {
+            ac,
+            bindings,
+            texts,
+        })
+    }
+
+    /// Counts each distinct text's occurrences in `hay` (overlapping ones
+    /// too) into `counts`; stops, returning the text's index, as soon as
+    /// one occurs a second time (so the matches looked at are at most one
+    /// more than the texts).
+    fn count(&self, hay: &str, counts: &mut [usize]) -> Option<usize> {
+        let ac = self.ac.as_ref()?;
+        for m in ac.find_overlapping_iter(hay) {
+            let k = m.pattern().as_usize();
+            counts[k] += 1;
+            if counts[k] > 1 {
+                return Some(k);
+            }
+        }
+        None
+    }
+
+    /// The bindings whose text lies in `text` (a statement's).
+    pub fn within(&self, text: &str) -> Vec<usize> {
+        let Some(ac) = &self.ac else {
+            return Vec::new();
+        };
+        let mut out: Vec<usize> = ac
+            .find_overlapping_iter(&squash(text))
+            .flat_map(|m| self.bindings[m.pattern().as_usize()].iter().copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// Every binding's text occurs exactly once in the rendered write-up (its
 /// prose and its table cells, white space runs as one space) and lies
 /// inside one of its statements. `Err` says which binding and why (exit 2).
 pub fn locate(q: &Qualification, p: &Publication) -> Result<(), String> {
-    for (i, b) in q.statements.iter().enumerate() {
-        let text = squash(&b.text);
-        let at = format!("qualification.json statements[{i}] ({text:?})");
-        let mut n = 0;
-        for blk in &p.document.blocks {
-            match blk {
-                Block::Prose(pr) => n += squash(&pr.text).matches(text.as_str()).count(),
-                Block::Table(t) => {
-                    for c in t
-                        .header
-                        .iter()
-                        .chain(t.rows.iter().flat_map(|r| r.cells.iter()))
-                    {
-                        n += c.text.matches(text.as_str()).count();
-                    }
+    let texts = Texts::new(q)?;
+    if texts.texts.is_empty() {
+        return Ok(());
+    }
+    let named = |k: usize| {
+        let i = texts.bindings[k][0];
+        format!("qualification.json statements[{i}] ({:?})", texts.texts[k])
+    };
+    let mut counts = vec![0usize; texts.texts.len()];
+    let mut twice = None;
+    for blk in &p.document.blocks {
+        match blk {
+            Block::Prose(pr) => {
+                twice = twice.or_else(|| texts.count(&squash(&pr.text), &mut counts))
+            }
+            Block::Table(t) => {
+                for c in t
+                    .header
+                    .iter()
+                    .chain(t.rows.iter().flat_map(|r| r.cells.iter()))
+                {
+                    twice = twice.or_else(|| texts.count(&c.text, &mut counts));
                 }
             }
         }
-        match n {
-            0 => return Err(format!("{at}: the text is not in the write-up {}", p.origin)),
-            1 => {}
-            n => {
-                return Err(format!(
-                    "{at}: the text occurs {n} times in the write-up {}; a binding names one sentence or clause",
-                    p.origin
-                ))
-            }
-        }
-        if !p
-            .statements
-            .iter()
-            .any(|s| squash(&s.text).contains(text.as_str()))
-        {
+        if let Some(k) = twice {
             return Err(format!(
-                "{at}: the text is not inside one statement of the write-up {} (a sentence or clause stating a number, a digest, a count or an outcome)",
+                "{}: the text occurs more than once in the write-up {}; a binding names one sentence or clause",
+                named(k),
                 p.origin
             ));
         }
     }
+    if let Some(k) = counts.iter().position(|n| *n == 0) {
+        return Err(format!(
+            "{}: the text is not in the write-up {}",
+            named(k),
+            p.origin
+        ));
+    }
+    let mut inside = vec![false; texts.texts.len()];
+    for s in &p.statements {
+        if let Some(ac) = &texts.ac {
+            for m in ac.find_overlapping_iter(&squash(&s.text)) {
+                inside[m.pattern().as_usize()] = true;
+            }
+        }
+    }
+    if let Some(k) = inside.iter().position(|x| !x) {
+        return Err(format!(
+            "{}: the text is not inside one statement of the write-up {} (a sentence or clause of its prose)",
+            named(k),
+            p.origin
+        ));
+    }
     Ok(())
 }
 
-/// The bindings whose text lies in statement `s`.
-pub fn bound<'q>(s: &Statement, q: &'q Qualification) -> Vec<(usize, &'q StatementBinding)> {
-    let text = squash(&s.text);
-    q.statements
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| text.contains(squash(&b.text).as_str()))
+/// The bindings (index, binding) whose text lies in statement `s`.
+pub fn bound<'q>(
+    s: &Statement,
+    q: &'q Qualification,
+    texts: &Texts,
+) -> Vec<(usize, &'q StatementBinding)> {
+    texts
+        .within(&s.text)
+        .into_iter()
+        .filter_map(|i| q.statements.get(i).map(|b| (i, b)))
         .collect()
 }
 

@@ -23,10 +23,17 @@ pub fn statement_id(s: &Statement) -> String {
 
 /// Appends one check per statement of the prose.
 pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
+    use crate::verify::checks::published::bindings;
+    // The bindings were located before the evidence was read; an
+    // automaton that cannot be built binds nothing here.
+    let texts = bindings::Texts::new(ctx.q).ok();
     for s in &p.statements {
         let id = statement_id(s);
         let at = format!("{}:{}", p.origin, s.line);
-        let bound = crate::verify::checks::published::bindings::bound(s, ctx.q);
+        let bound = texts
+            .as_ref()
+            .map(|t| bindings::bound(s, ctx.q, t))
+            .unwrap_or_default();
         let c = match grammar::read(&s.text) {
             Some(r) => check(id, &at, &r, p, ctx),
             // No grammar reads it, but the publisher bound it.

@@ -33,7 +33,12 @@ pub fn verdict_part(report: &Report) -> String {
         let rest = c.id.strip_prefix("publication:").unwrap_or(&c.id);
         let statement = rest.starts_with(STATEMENT);
         statements += usize::from(statement);
-        if c.source() == Some("publisher") {
+        // A statement bound only in part is not read, whoever bound it.
+        let unread = c.reason() == Some(Reason::NotRead) || c.escalated() == Some(Reason::NotRead);
+        if (c.source() == Some("publisher") && !unread)
+            || c.reason() == Some(Reason::StatedByPublisher)
+            || c.escalated() == Some(Reason::StatedByPublisher)
+        {
             publisher.push(rest);
         } else if c.is_not_checkable() {
             not_checkable += 1;
