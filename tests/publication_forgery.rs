@@ -512,3 +512,23 @@ fn the_docs_site_layout_without_a_blank_line_after_a_table_is_refused_with_the_r
     );
     let _ = ROW_1;
 }
+
+/// A line ending in ¶ right above a table's delimiter row is the header of
+/// a one-column table on GitHub, not a docs-site heading: proofpack reads
+/// the table GitHub shows (and names it as a table it does not read).
+#[test]
+fn a_pilcrow_line_above_a_delimiter_row_is_a_one_column_table() {
+    let p = published();
+    let t = p.text();
+    std::fs::write(
+        &p.path,
+        format!("{t}\nAll gates passed¶\n|---|\n| health |\n"),
+    )
+    .unwrap();
+    let o = p.verify(&[]);
+    o.assert_ok();
+    assert!(o.check("publication:table:37")["ok"].is_null());
+    assert_eq!(o.check("publication:table:37")["reason"], "not_defined");
+    p.verify(&[os("--require-all")])
+        .assert_fails("publication:table:37", "neither a pinned-inputs table");
+}

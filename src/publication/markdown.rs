@@ -147,14 +147,43 @@ pub fn prepass_qualifies(line: &str) -> bool {
     !body.trim().is_empty() && (first.is_alphanumeric() || first == '#') && !t.contains('|')
 }
 
+/// A GFM table delimiter row: cells of `-` (at least one, `:` at either
+/// end allowed) between pipes, at least one pipe.
+fn is_delimiter_row(line: &str) -> bool {
+    let t = line.trim();
+    if !t.contains('|') || t.len() > 4096 {
+        return false;
+    }
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let t = t.strip_suffix('|').unwrap_or(t);
+    !t.is_empty()
+        && t.split('|').all(|c| {
+            let c = c.trim();
+            let c = c.strip_prefix(':').unwrap_or(c);
+            let c = c.strip_suffix(':').unwrap_or(c);
+            !c.is_empty() && c.bytes().all(|b| b == b'-')
+        })
+}
+
 /// The docs-site pre-pass: every line that [`prepass_qualifies`] becomes
-/// `## <text>` (its `¶`, leading `#`s and surrounding space removed); every
-/// other byte is kept. Returns the text and the lines changed.
+/// `## <text>` (its `¶`, leading `#`s and surrounding space removed),
+/// unless a table delimiter row follows it (it is then a one-column
+/// table's header, as GitHub shows it); every other byte is kept. Returns the text and the lines changed.
 pub fn prepass(text: &str) -> (Cow<'_, str>, Vec<usize>) {
     let mut changed = Vec::new();
-    for (i, l) in text.split('\n').enumerate() {
-        if prepass_qualifies(l.strip_suffix('\r').unwrap_or(l)) {
-            changed.push(i + 1);
+    let mut lines = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .peekable();
+    let mut i = 0;
+    while let Some(l) = lines.next() {
+        i += 1;
+        // Above a table's delimiter row the line is the header of a
+        // one-column table, as GitHub shows it: Markdown source, not a
+        // docs-site copy (a browser copies no delimiter row).
+        let header = lines.peek().is_some_and(|n| is_delimiter_row(n));
+        if prepass_qualifies(l) && !header {
+            changed.push(i);
         }
     }
     if changed.is_empty() {

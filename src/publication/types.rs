@@ -39,7 +39,7 @@ pub enum PublicationError {
     },
     /// More statements than [`MAX_STATEMENTS`]; the line
     /// of the first one past the limit.
-    #[error("{origin}:{line}: more than {} statements (sentences or clauses stating a number, a digest, a count or an outcome); this is not a write-up proofpack reads", MAX_STATEMENTS)]
+    #[error("{origin}:{line}: more than {} statements (sentences or clauses of the prose); this is not a write-up proofpack reads", MAX_STATEMENTS)]
     TooManyStatements {
         /// The write-up.
         origin: String,
