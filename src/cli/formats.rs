@@ -24,3 +24,22 @@ impl From<FormatArg> for Format {
         }
     }
 }
+
+/// The forms of a write-up on the command line (`--publication-format`).
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum PublicationFormatArg {
+    /// GitHub-flavoured Markdown source, read as cmark-gfm renders it.
+    Gfm,
+    /// The text copied from a rendered page: tables as tab-separated lines,
+    /// a block a line, headings ending in ¶.
+    Text,
+}
+
+impl From<PublicationFormatArg> for proofpack::publication::Form {
+    fn from(f: PublicationFormatArg) -> Self {
+        match f {
+            PublicationFormatArg::Gfm => proofpack::publication::Form::Gfm,
+            PublicationFormatArg::Text => proofpack::publication::Form::Text,
+        }
+    }
+}

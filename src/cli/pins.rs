@@ -29,8 +29,12 @@ pub enum PinsCommand {
 /// `proofpack pins from-publication`
 #[derive(clap::Args, Debug)]
 pub struct FromPublicationArgs {
-    /// The write-up (Markdown, or the text a docs site exports).
+    /// The write-up (Markdown, or the text copied from its rendered page).
     pub publication: PathBuf,
+    /// Read the write-up in this form (by default: tab-separated table
+    /// rows and no Markdown delimiter row are the text form, else gfm).
+    #[arg(long, value_enum, value_name = "FORM")]
+    pub publication_format: Option<super::formats::PublicationFormatArg>,
     /// Write the pins file here (atomically) instead of stdout.
     #[arg(short, long, value_name = "PINS.json")]
     pub output: Option<PathBuf>,
@@ -49,7 +53,8 @@ fn from_publication(a: FromPublicationArgs, ui: &Ui) -> Result<i32> {
     if let Some(out) = &a.output {
         super::output::check(out)?;
     }
-    let p = Publication::read(&a.publication).context("cannot use the publication")?;
+    let p = Publication::read_as(&a.publication, a.publication_format.map(Into::into))
+        .context("cannot use the publication")?;
     let (pins, rows) = pins_from_publication(&p);
     let mut text = serde_json::to_string_pretty(&pins)?;
     text.push('\n');

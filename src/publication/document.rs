@@ -14,6 +14,7 @@
 //! space is a space.
 
 use super::markdown::{self, BlockKind, Container, RawBlock};
+use super::text_copy::{self, Form};
 use super::types::PublicationError;
 
 /// What a prose block is.
@@ -112,6 +113,8 @@ pub enum Block {
 pub struct Document {
     /// Every rendered block, in order.
     pub blocks: Vec<Block>,
+    /// The form it was read in.
+    pub form: Form,
 }
 
 impl Document {
@@ -133,19 +136,35 @@ impl Document {
 
     /// Parses and checks write-up text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Document, PublicationError> {
-        if let Some((line, column, what)) = literal_format_char(text) {
-            return Err(refused(origin, line, column, what));
-        }
-        Document::of_tree(markdown::parse(text), origin)
+        Document::parse_owned(text.to_string(), origin, None)
     }
 
     /// [`Document::parse`] of text the caller gives up (the file as read):
-    /// it is dropped as soon as the parser has its own copy.
-    pub fn parse_owned(text: String, origin: &str) -> Result<Document, PublicationError> {
+    /// it is dropped as soon as the parser has its own copy. `form` is the
+    /// form to read it in, or `None` for the contract's rule
+    /// ([`text_copy::form_of`]).
+    pub fn parse_owned(
+        text: String,
+        origin: &str,
+        form: Option<Form>,
+    ) -> Result<Document, PublicationError> {
         if let Some((line, column, what)) = literal_format_char(&text) {
             return Err(refused(origin, line, column, what));
         }
-        Document::of_tree(markdown::parse_owned(text), origin)
+        let form = match form {
+            Some(f) => f,
+            None => text_copy::form_of(&text).map_err(|why| PublicationError::Unreadable {
+                path: origin.into(),
+                reason: why,
+            })?,
+        };
+        let tree = match form {
+            Form::Gfm => markdown::parse_owned(text),
+            Form::Text => text_copy::parse(&text),
+        };
+        let mut doc = Document::of_tree(tree, origin)?;
+        doc.form = form;
+        Ok(doc)
     }
 
     fn of_tree(

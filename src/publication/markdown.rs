@@ -147,9 +147,9 @@ pub fn prepass_qualifies(line: &str) -> bool {
     !body.trim().is_empty() && (first.is_alphanumeric() || first == '#') && !t.contains('|')
 }
 
-/// A GFM table delimiter row: cells of `-` (at least one, `:` at either
-/// end allowed) between pipes, at least one pipe.
-fn is_delimiter_row(line: &str) -> bool {
+/// A GFM table delimiter row (cells of `-`, `:` at either end allowed,
+/// at least one `|`).
+pub fn is_delimiter_row(line: &str) -> bool {
     let t = line.trim();
     if !t.contains('|') || t.len() > 4096 {
         return false;

@@ -25,6 +25,7 @@ pub mod markdown;
 pub mod prose;
 pub mod prose_run;
 pub mod statements;
+pub mod text_copy;
 pub mod values;
 
 mod find;
@@ -39,6 +40,7 @@ pub use document::Document;
 pub use grammar::Qualifier;
 pub use pinned::{LabelKind, LABELS};
 pub use statements::Statement;
+pub use text_copy::Form;
 pub use types::{
     percentile_name, Cell, CellValue, Metric, Per, Pinned, PinnedRow, PointRow, PublicationError,
     UncheckedTable, Workload, MAX_PUBLICATION_BYTES,
@@ -73,8 +75,14 @@ pub struct Publication {
 }
 
 impl Publication {
-    /// Reads a write-up file.
+    /// Reads a write-up file, in the form the contract's rule gives.
     pub fn read(path: &Path) -> Result<Publication, PublicationError> {
+        Publication::read_as(path, None)
+    }
+
+    /// Reads a write-up file in `form` (`None`: the contract's rule,
+    /// [`text_copy::form_of`]).
+    pub fn read_as(path: &Path, form: Option<Form>) -> Result<Publication, PublicationError> {
         let bytes =
             crate::capped::read_capped(path, MAX_PUBLICATION_BYTES).map_err(|e| match e {
                 crate::capped::CappedError::TooLarge { .. } => PublicationError::Unreadable {
@@ -97,7 +105,7 @@ impl Publication {
         // The text is given up to the parse, which drops it once it has its
         // own copy: an 8 MiB write-up is read in under 64 MiB (contract
         // section 9, docs/performance.md).
-        let document = Document::parse_owned(text, &origin)?;
+        let document = Document::parse_owned(text, &origin, form)?;
         let mut p = Publication::of_document(document, &origin)?;
         p.source_sha256 = Some(digest);
         Ok(p)

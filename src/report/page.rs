@@ -84,6 +84,10 @@ pub struct Context {
     pub pins: Option<String>,
     /// The write-up's path, when one was given.
     pub publication: Option<String>,
+    /// The form the write-up was read in (`gfm` or `text`), when one was
+    /// given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publication_form: Option<String>,
     /// The run's name.
     pub run: Option<String>,
     /// The outcome of the `seal` check, when there is one.

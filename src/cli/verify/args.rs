@@ -27,11 +27,16 @@ pub enum TableFormat {
 pub struct VerifyArgs {
     /// The sealed bundle (.tgz) or the run directory to verify.
     pub target: PathBuf,
-    /// The published write-up (Markdown, or the text a docs site exports):
-    /// every row of its "Pinned inputs" table and every cell of its
-    /// "Measured points" table is checked against the evidence.
+    /// The published write-up (Markdown, or the text copied from its
+    /// rendered page): every row of its "Pinned inputs" table, every cell
+    /// of its "Measured points" table and every sentence of its prose is
+    /// checked against the evidence.
     #[arg(long, value_name = "WRITEUP.md")]
     pub publication: Option<PathBuf>,
+    /// Read the write-up in this form (by default: tab-separated table
+    /// rows and no Markdown delimiter row are the text form, else gfm).
+    #[arg(long, value_enum, value_name = "FORM", requires = "publication")]
+    pub publication_format: Option<crate::cli::formats::PublicationFormatArg>,
     /// With --publication: every table, row or cell of the write-up that is
     /// not checked against evidence, and every row backed only by a file
     /// the publisher wrote for it, fails (by default each is reported and

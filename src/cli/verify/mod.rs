@@ -90,7 +90,10 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         None => None,
         Some(p) => Some(
             read_as(p, "--publication", Want::Publication, || {
-                proofpack::publication::Publication::read(p)
+                proofpack::publication::Publication::read_as(
+                    p,
+                    args.publication_format.map(Into::into),
+                )
             })
             .context("cannot use the publication")?,
         ),

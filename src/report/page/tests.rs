@@ -20,6 +20,7 @@ fn context() -> Context {
         pinned: true,
         pins: None,
         publication: Some("W.md".into()),
+        publication_form: Some("text".into()),
         run: Some("r".into()),
         seal: Some(Seal {
             detail: "signed".into(),

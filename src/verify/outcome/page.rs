@@ -171,6 +171,7 @@ pub fn enrich(
         pinned: v.pinned,
         pins: ctx.pins.clone(),
         publication: ctx.publication.clone(),
+        publication_form: publication.map(|p| p.document.form.as_str().to_string()),
         run: v
             .qualification
             .as_ref()

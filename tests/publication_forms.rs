@@ -1,0 +1,147 @@
+//! The write-up in the forms auditors receive it (contract section 9, the
+//! forms): the Markdown source, and the text a reader copies out of the
+//! rendered page (tables as tab-separated lines, no delimiter row, a block
+//! a line, headings ending in ¶). The same write-up in both forms gives the
+//! same checks, outcomes and verdict; a forged value in the copy fails as
+//! it does in the Markdown; the pins read from both are the same.
+
+#[path = "publication_support/mod.rs"]
+mod publication_support;
+mod qualify_support;
+
+use std::collections::BTreeSet;
+
+use publication_support::*;
+use serde_json::Value;
+
+/// The text a browser copies from the rendered write-up: every pipe table
+/// as tab-separated lines without its delimiter row.
+fn text_copy(markdown: &str) -> String {
+    let mut out = Vec::new();
+    for l in markdown.lines() {
+        let t = l.trim();
+        if t.starts_with('|')
+            && t.trim_matches(|c| c == '|' || c == '-' || c == ':' || c == ' ')
+                .is_empty()
+        {
+            continue; // the delimiter row: a browser copies none
+        }
+        if t.starts_with('|') && t.ends_with('|') {
+            let cells: Vec<&str> = t[1..t.len() - 1].split('|').map(str::trim).collect();
+            out.push(cells.join("\t"));
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+/// Each check as (what it is about, outcome, reason): a statement by its
+/// text (its id holds its line, which the copy moves), any other by id.
+fn outcomes(o: &Outcome) -> BTreeSet<String> {
+    o.report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let id = c["id"].as_str().unwrap();
+            let about = if id.starts_with("publication:statement:") {
+                format!("statement {}", c["source"]["text"])
+            } else {
+                id.to_string()
+            };
+            format!("{about} {} {}", c["ok"], c["reason"])
+        })
+        .collect()
+}
+
+fn verdict(o: &Outcome) -> String {
+    let v = o.report["verdict"].as_str().unwrap();
+    // Statement ids hold lines, which the copy moves.
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(i) = rest.find("statement:") {
+        out.push_str(&rest[..i + "statement:".len()]);
+        rest = rest[i + "statement:".len()..]
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        out.push('N');
+    }
+    out + rest
+}
+
+#[test]
+fn the_text_copy_verifies_exactly_as_the_markdown() {
+    let p = published();
+    let md = p.verify(&[os("--require-all")]);
+    md.assert_ok();
+    assert_eq!(md.report["context"]["publication_form"], "gfm");
+    std::fs::write(&p.path, text_copy(&p.text())).unwrap();
+    let text = p.verify(&[os("--require-all")]);
+    text.assert_ok();
+    assert_eq!(text.report["context"]["publication_form"], "text");
+    assert_eq!(outcomes(&md), outcomes(&text));
+    assert_eq!(verdict(&md), verdict(&text));
+    assert!(
+        verdict(&text).contains("every row, cell and statement mapped to evidence"),
+        "{}",
+        verdict(&text)
+    );
+}
+
+#[test]
+fn a_forged_cell_in_the_text_copy_fails_as_in_the_markdown() {
+    let p = published();
+    p.edit("| 55.4 tokens/s |", "| 107.0 tokens/s |");
+    let md = p.verify(&[]);
+    md.assert_fails(
+        "publication:point:0.5.output_throughput",
+        "does not round to published 107.0",
+    );
+    std::fs::write(&p.path, text_copy(&p.text())).unwrap();
+    let text = p.verify(&[]);
+    text.assert_fails(
+        "publication:point:0.5.output_throughput",
+        "does not round to published 107.0",
+    );
+    assert_eq!(outcomes(&md), outcomes(&text));
+}
+
+#[test]
+fn pins_from_the_text_copy_are_the_markdowns() {
+    let p = published();
+    let pins = |path: &std::path::Path| -> Value {
+        let (code, out, err) = proofpack(&[os("pins"), os("from-publication"), path.as_os_str()]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let from_md = pins(&p.path);
+    let copy = p.c.dir.path().join("copy.txt");
+    std::fs::write(&copy, text_copy(&p.text())).unwrap();
+    assert_eq!(pins(&copy), from_md);
+}
+
+#[test]
+fn a_page_or_a_mixed_document_is_refused_naming_why() {
+    let p = published();
+    let honest = p.text();
+    std::fs::write(
+        &p.path,
+        format!("<html><body><pre>{honest}</pre></body></html>"),
+    )
+    .unwrap();
+    assert!(p.refused().contains("this is an HTML page"));
+    // Tab rows and a Markdown table in one document: no form fits.
+    std::fs::write(
+        &p.path,
+        format!("{honest}\nGate\tOutcome\nhealth\tpassed\n"),
+    )
+    .unwrap();
+    let e = p.refused();
+    assert!(
+        e.contains("is a tab-separated table row") && e.contains("delimiter row"),
+        "{e}"
+    );
+    // Told the form, the same document is read as it says.
+    let o = p.verify(&[os("--publication-format"), os("gfm")]);
+    assert_eq!(o.report["context"]["publication_form"], "gfm");
+}
