@@ -626,3 +626,25 @@ fn hundred_thousand_requests_per_point_verify() {
         Value::from(100_001)
     );
 }
+
+/// A tar whose regular files carry the old typeflag NUL (as many writers
+/// and `tar::Header::new_ustar` leave it) is read ahead in one pass, as
+/// the verifying pass reads such entries: the read-ahead once turned it
+/// away and reported the wrong reason ("qualification.json is not the
+/// first entry after MANIFEST").
+#[test]
+fn old_style_regular_entries_are_read_ahead_in_one_pass() {
+    let c = fresh();
+    c.seal();
+    rewrite_bundle(&c.bundle_path(), |_| {});
+    let o = verify(&c.bundle_path(), None, Some(&c.trust()));
+    let stable = o.check("bundle.stable");
+    assert_eq!(stable["ok"], true, "{stable}");
+    assert!(
+        stable["detail"]
+            .as_str()
+            .unwrap()
+            .contains("read in one pass (qualification.json right after MANIFEST)"),
+        "{stable}"
+    );
+}

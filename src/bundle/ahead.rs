@@ -35,7 +35,7 @@ pub fn read_ahead(path: &Path, cap: u64) -> Option<Vec<u8>> {
     let (root, file) = name.split_once('/')?;
     if file != MANIFEST_NAME
         || root.is_empty()
-        || first.typeflag != typeflag::REGULAR
+        || !is_regular(first.typeflag)
         || first.size > MAX_SKIPPED_MANIFEST
     {
         return None;
@@ -47,13 +47,19 @@ pub fn read_ahead(path: &Path, cap: u64) -> Option<Vec<u8>> {
     }
     let second = next_header(&mut gz)?;
     if second.name != format!("{root}/{READ_FIRST}").as_bytes()
-        || second.typeflag != typeflag::REGULAR
+        || !is_regular(second.typeflag)
         || second.size > cap
     {
         return None;
     }
     let bytes = crate::capped::read_to_cap((&mut gz).take(second.size), cap).ok()??;
     (bytes.len() as u64 == second.size).then_some(bytes)
+}
+
+/// A regular file's typeflag: `'0'`, or NUL (the old tar's), as the
+/// verifying pass reads them.
+fn is_regular(t: u8) -> bool {
+    matches!(t, typeflag::REGULAR | typeflag::REGULAR_OLD)
 }
 
 /// The next header block of `r`, decoded; `None` at the end, on a short
