@@ -145,3 +145,59 @@ fn a_page_or_a_mixed_document_is_refused_naming_why() {
     let o = p.verify(&[os("--publication-format"), os("gfm")]);
     assert_eq!(o.report["context"]["publication_form"], "gfm");
 }
+
+/// The pins `pins from-publication` writes are the pins `verify --pins`
+/// reads: on the sample, every one passes (the source commits by the plan's
+/// revisions, the workload, fleet and profile store by the files the
+/// evidence chain names), and a forged one fails.
+#[test]
+fn pins_from_the_write_up_verify_with_pins() {
+    let p = published();
+    let pins = p.c.dir.path().join("pins.json");
+    let (code, _, err) = proofpack(&[
+        os("pins"),
+        os("from-publication"),
+        p.path.as_os_str(),
+        os("-o"),
+        pins.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let trust = p.c.trust();
+    let with_pins = |pins: &std::path::Path| {
+        verify_with(
+            &p.c.bundle_path(),
+            &[
+                os("--pins"),
+                pins.as_os_str(),
+                os("--trust"),
+                trust.as_os_str(),
+            ],
+        )
+    };
+    let o = with_pins(&pins);
+    o.assert_ok();
+    for name in [
+        "narwhal-router-source",
+        "benchmark-client-source",
+        "profile-store",
+        "qualified-fleet",
+        "workload",
+    ] {
+        assert_eq!(o.check(&format!("pin:{name}"))["ok"], true, "{name}");
+    }
+    let honest: Value = serde_json::from_str(&std::fs::read_to_string(&pins).unwrap()).unwrap();
+    let forged = |name: &str, key: &str, value: &str| {
+        let mut v = honest.clone();
+        for pin in v["pins"].as_array_mut().unwrap() {
+            if pin["name"] == name {
+                pin[key] = Value::String(value.into());
+            }
+        }
+        std::fs::write(&pins, serde_json::to_vec(&v).unwrap()).unwrap();
+        with_pins(&pins)
+    };
+    forged("profile-store", "sha256", &"0".repeat(64))
+        .assert_fails("pin:profile-store", "content differs from the pin");
+    forged("narwhal-router-source", "value", &"4".repeat(40))
+        .assert_fails("pin:narwhal-router-source", "the pin says 4444");
+}

@@ -15,6 +15,7 @@ use crate::report::{Check, Report};
 use crate::run::qualification::Pins;
 use crate::verify::checks::attested::AttestedEngine;
 use crate::verify::checks::facts::Facts;
+use crate::verify::evidence::chain::{self, Chain, Missing};
 use crate::verify::evidence::context::Run;
 
 /// Appends one `pin:<name>` check per pin.
@@ -28,7 +29,7 @@ pub fn check_pins(
     for pin in &pins.pins {
         match (&pin.sha256, &pin.value) {
             (Some(want), _) => report.push(digest_pin(pin, *want, run, attested, facts)),
-            (None, Some(v)) => report.push(value_pin(&pin.name, v, facts)),
+            (None, Some(v)) => report.push(value_pin(&pin.name, v, run, facts)),
             (None, None) => report.push(Check::fail(
                 format!("pin:{}", pin.name),
                 "the pin has neither sha256 nor value",
@@ -37,13 +38,91 @@ pub fn check_pins(
     }
 }
 
-/// A value pin: the fact of the pin's name holds the published value.
-fn value_pin(name: &str, want: &serde_json::Value, facts: &Facts) -> Check {
+/// A digest pin named `benchmark-plan` and given no `path`: the plan the
+/// qualification names, as a publication's "Benchmark plan SHA-256" row is
+/// checked. What it applies to, and why it fails (with the value found).
+fn plan_pin(
+    pin: &crate::run::qualification::Pin,
+    want: Sha256Digest,
+    run: &Run<'_>,
+) -> Option<(String, Option<(String, serde_json::Value)>)> {
+    if pin.name != "benchmark-plan" || pin.path.is_some() {
+        return None;
+    }
+    let failed = match &run.q().plan {
+        None => Some((
+            "qualification.json names no benchmark plan".to_string(),
+            serde_json::Value::Null,
+        )),
+        Some(plan) => match (run.unusable.get(plan), run.collected.hashes.get(plan)) {
+            (None, Some(d)) if *d == want => None,
+            (None, Some(d)) => Some((
+                format!("{plan}: content differs from the pin"),
+                json!(d.to_hex()),
+            )),
+            (Some(why), _) => Some((format!("{plan}: {why}"), serde_json::Value::Null)),
+            (None, None) => Some((format!("{plan}: not in the run"), serde_json::Value::Null)),
+        },
+    };
+    Some(("the benchmark plan".into(), failed))
+}
+
+/// A digest pin named as a file of the evidence chain (`workload`,
+/// `qualified-fleet`, `profile-store`) and given no `path`: the file the
+/// chain names, as a publication's row of that name is checked. What it
+/// applies to, and why it fails (with the value found).
+fn chain_pin(
+    pin: &crate::run::qualification::Pin,
+    want: Sha256Digest,
+    run: &Run<'_>,
+) -> Option<(String, Option<(String, serde_json::Value)>)> {
+    let link = chain::link_named(&pin.name).filter(|_| pin.path.is_none())?;
+    Some(match Chain::resolve(run).digest(run, link) {
+        Ok((path, by, d)) => (
+            format!("{path} (named by {by})"),
+            (d != want).then(|| {
+                (
+                    format!("{path} (named by {by}): content differs from the pin"),
+                    json!(d.to_hex()),
+                )
+            }),
+        ),
+        Err(Missing::NotNamed(why) | Missing::Unusable(why)) => (
+            format!("the {} the run names", pin.name),
+            Some((why, serde_json::Value::Null)),
+        ),
+    })
+}
+
+/// A value pin: the revision the benchmark plan states, for a pin named as
+/// one (`...router-source`, `benchmark-client-source`: what `pins
+/// from-publication` writes for a write-up's source rows); else the fact of
+/// the pin's name holds the published value.
+fn value_pin(name: &str, want: &serde_json::Value, run: &Run<'_>, facts: &Facts) -> Check {
     let id = format!("pin:{name}");
     let text = match want {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     };
+    if let (Some(which), None) = (chain::revision_named(name), facts.get(name)) {
+        return match Chain::resolve(run).revision(which) {
+            Err(Missing::NotNamed(why) | Missing::Unusable(why)) => Check::fail(
+                id,
+                format!("{why}: a published value that nothing in the run records is not verified"),
+            )
+            .with_values(want.clone(), serde_json::Value::Null),
+            Ok((rev, by)) => Check::outcome(
+                id,
+                rev == text,
+                if rev == text {
+                    format!("{text} matches {by}")
+                } else {
+                    format!("{by} is {rev}, the pin says {text}")
+                },
+            )
+            .with_values(want.clone(), rev),
+        };
+    }
     match facts.get(name) {
         None => Check::fail(
             id,
@@ -83,26 +162,13 @@ fn digest_pin(
         let mut fail = |why: String, actual: serde_json::Value| {
             failures.push((why, json!(want.to_hex()), actual))
         };
-        if pin.name == "benchmark-plan" && pin.path.is_none() {
-            // The plan the qualification names, as a publication's
-            // "Benchmark plan SHA-256" row is checked.
-            applied.push("the benchmark plan".into());
-            match &q.plan {
-                None => fail(
-                    "qualification.json names no benchmark plan".into(),
-                    serde_json::Value::Null,
-                ),
-                Some(plan) => match (unusable.get(plan), collected.hashes.get(plan)) {
-                    (None, Some(d)) if *d == want => {}
-                    (None, Some(d)) => fail(
-                        format!("{plan}: content differs from the pin"),
-                        json!(d.to_hex()),
-                    ),
-                    (Some(why), _) => fail(format!("{plan}: {why}"), serde_json::Value::Null),
-                    (None, None) => {
-                        fail(format!("{plan}: not in the run"), serde_json::Value::Null)
-                    }
-                },
+        for (what, failed) in [plan_pin(pin, want, run), chain_pin(pin, want, run)]
+            .into_iter()
+            .flatten()
+        {
+            applied.push(what);
+            if let Some((why, actual)) = failed {
+                fail(why, actual);
             }
         }
         if let Some(f) = facts.get(&pin.name) {

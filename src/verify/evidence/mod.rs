@@ -3,5 +3,6 @@
 //! bundle's verified tar stream) and keeps what the checks need; the
 //! [`context`] is the run as every check family reads it.
 
+pub mod chain;
 pub mod collector;
 pub mod context;

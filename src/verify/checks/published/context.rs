@@ -35,6 +35,18 @@ pub struct Context<'a> {
     pub host_checks: &'a [Check],
 }
 
+impl crate::verify::evidence::chain::Sources for Context<'_> {
+    fn q(&self) -> &Qualification {
+        self.q
+    }
+    fn collected(&self) -> &Collected {
+        self.collected
+    }
+    fn unusable(&self) -> &BTreeMap<String, String> {
+        self.unusable
+    }
+}
+
 /// The prefix that names a row as published.
 pub(super) fn row_at(p: &Publication, r: &PinnedRow) -> String {
     format!("{}:{} \"{}\"", p.origin, r.line, r.label)

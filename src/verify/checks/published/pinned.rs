@@ -11,7 +11,7 @@ use crate::digest::Sha256Digest;
 use crate::publication::{Pinned, PinnedRow, Publication};
 use crate::report::{Check, Report};
 use crate::verify::checks::published::attestations::{per_engine, subject_check};
-use crate::verify::checks::published::chain::{missing, Chain, Link, Revision};
+use crate::verify::checks::published::chain::{missing, Chain};
 use crate::verify::checks::published::context::{fact_check, row_at, unmapped, Context};
 use crate::verify::checks::published::workload::{budgets, workload};
 use crate::verify::evidence::context::file_problem;
@@ -109,12 +109,7 @@ fn digest_row(
             .with_values(digest.to_hex(), d.to_hex()),
         };
     }
-    let link = match base.as_str() {
-        "workload" => Some(Link::Workload),
-        "qualified-fleet" | "fleet" => Some(Link::Fleet),
-        "profile-store" => Some(Link::ProfileStore),
-        _ => None,
-    };
+    let link = crate::verify::evidence::chain::link_named(&base);
     if let Some(link) = link {
         return match chain.digest(ctx, link) {
             Err(m) => missing(id, &at, &format!("what {base} is"), m),
@@ -150,13 +145,7 @@ fn commit_row(
     r: &PinnedRow,
     c: &str,
 ) -> Check {
-    let which = if r.slug == "benchmark-client-source" || r.slug == "client-source" {
-        Some(Revision::Client)
-    } else if r.slug.ends_with("router-source") {
-        Some(Revision::Router)
-    } else {
-        None
-    };
+    let which = crate::verify::evidence::chain::revision_named(&r.slug);
     let what = format!("the {} commit", r.label);
     match which {
         Some(w) => match chain.revision(w) {
