@@ -84,7 +84,9 @@ fn a_failed_verdict_never_says_mapped_to_evidence() {
     // The launch-check sentence could not be checked (its host checks
     // failed): it is not counted as a checked statement.
     assert!(
-        v.contains("(19 of 20 statement(s) of the prose checked)"),
+        v.contains(
+            "(19 of 20 statement(s) of the prose checked, 0 bound by the publisher, 1 not checked)"
+        ),
         "{v}"
     );
     assert!(
@@ -106,7 +108,9 @@ fn a_failed_verdict_never_says_mapped_to_evidence() {
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     let v = verdict(&ok);
     assert!(
-        v.contains("(20 of 20 statement(s) of the prose checked)"),
+        v.contains(
+            "(20 of 20 statement(s) of the prose checked, 0 bound by the publisher, 0 not checked)"
+        ),
         "{v}"
     );
     assert!(

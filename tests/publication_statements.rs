@@ -103,7 +103,7 @@ fn the_sample_checks_every_statement_of_its_prose_with_require_all() {
     }
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(20 of 20 statement(s) of the prose checked), every row, cell and statement mapped to evidence"),
+        v.contains("(20 of 20 statement(s) of the prose checked, 0 bound by the publisher, 0 not checked), every row, cell and statement mapped to evidence"),
         "{v}"
     );
 }
@@ -126,7 +126,7 @@ fn a_statement_no_grammar_reads_is_named_and_fails_require_all() {
     );
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
-        v.contains("(20 of 21 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:25")
+        v.contains("(20 of 21 statement(s) of the prose checked, 0 bound by the publisher, 1 not checked); 1 statement(s) of the prose NOT CHECKED (no grammar reads them): statement:25")
             && !v.contains("every row, cell and statement mapped"),
         "{v}"
     );
@@ -420,7 +420,7 @@ fn sentences_without_claim_words_are_statements_not_checked() {
         assert_eq!(c["source"]["text"], sentence);
         let v = o.report["verdict"].as_str().unwrap();
         assert!(
-            v.contains("(20 of 21 statement(s) of the prose checked); 1 statement(s) of the prose NOT CHECKED")
+            v.contains("(20 of 21 statement(s) of the prose checked, 0 bound by the publisher, 1 not checked); 1 statement(s) of the prose NOT CHECKED")
                 && !v.contains("every row, cell and statement mapped"),
             "{sentence}: {v}"
         );

@@ -269,6 +269,7 @@ fn a_publisher_bound_statement_is_checked_labelled_and_counted_apart() {
     let v = o.report["verdict"].as_str().unwrap();
     assert!(
         v.contains("1 row(s) backed only by files the publisher wrote for them: statement:25")
+            && v.contains("(20 of 21 statement(s) of the prose checked, 1 bound by the publisher, 0 not checked)")
             && !v.contains("mapped to evidence"),
         "{v}"
     );
@@ -495,4 +496,74 @@ fn the_page_marks_a_publisher_bound_statement_apart_from_evidence() {
         .find("data-statement=\"publication:statement:22.1\"")
         .unwrap();
     assert!(html[html[..held].rfind("<span").unwrap()..held].contains("claim pass"));
+}
+
+/// The page's legend says every statement and value proofpack checks is
+/// marked: on the sample's page, every sentence of the prose is inside a
+/// marked statement, except the tables' section titles (no statement by the
+/// contract's list).
+#[test]
+fn the_page_leaves_no_prose_sentence_unmarked() {
+    let p = published();
+    let page = p.c.dir.path().join("page.html");
+    p.verify(&[os("--html"), page.as_os_str()]).assert_ok();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let start = html
+        .find("<div class=\"writeup\">")
+        .expect("the write-up section");
+    let section = &html[start..];
+    let section = &section[..section.find("</section>").unwrap_or(section.len())];
+    // Take the marked statements out; what prose is left must be only the
+    // section titles (table cells are checked as cells, not sentences).
+    let mut kept = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    let b = section.as_bytes();
+    while i < b.len() {
+        if b[i..].starts_with(b"<span class=\"claim") {
+            depth += 1;
+        } else if depth > 0 && b[i..].starts_with(b"</span>") {
+            depth -= 1;
+            i += "</span>".len();
+            continue;
+        }
+        if depth == 0 {
+            kept.push(b[i]);
+        }
+        i += 1;
+    }
+    let rest = String::from_utf8_lossy(&kept).into_owned();
+    let without_tables: String = rest
+        .split("<table")
+        .enumerate()
+        .map(|(k, part)| {
+            if k == 0 {
+                part
+            } else {
+                part.split_once("</table>").map_or("", |x| x.1)
+            }
+        })
+        .collect();
+    let text: String = {
+        let mut out = String::new();
+        let mut tag = false;
+        for c in without_tables.chars() {
+            match c {
+                '<' => tag = true,
+                '>' => {
+                    tag = false;
+                    out.push(' ');
+                }
+                c if !tag => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    // Clause separators ("; ") stand between marked clauses.
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect();
+    assert_eq!(words, ["Pinned", "inputs", "Measured", "points"], "{text}");
 }

@@ -70,8 +70,15 @@ pub fn verdict_part(report: &Report) -> String {
     {
         return String::new();
     }
+    // Every statement is checked against evidence, bound by the publisher,
+    // or not checked (not read, or not checkable): the three counts.
+    let bound = publisher
+        .iter()
+        .filter(|r| r.starts_with(STATEMENT))
+        .count();
+    let left = statements.saturating_sub(statements_checked + bound);
     let mut out = format!(
-        "; {checked} publication checks against evidence ({statements_checked} of {statements} statement(s) of the prose checked)"
+        "; {checked} publication checks against evidence ({statements_checked} of {statements} statement(s) of the prose checked, {bound} bound by the publisher, {left} not checked)"
     );
     if not_checkable > 0 {
         out.push_str(&format!(
