@@ -675,3 +675,53 @@ fn threads_flag_does_not_change_the_result() {
     assert_eq!(one, four);
     assert_eq!(one.lines().count(), 200);
 }
+
+/// Every drift line has the documented shape `<kind>: <path>`, whatever the
+/// manifests record: against a JSON manifest (sizes recorded) a file that
+/// changed size is still `changed: <path>` (the sizes are in the JSON).
+#[test]
+fn diff_lines_keep_one_shape_when_sizes_are_known() {
+    let d = sample_tree();
+    let old = tempfile::NamedTempFile::new().unwrap();
+    pp().arg("manifest")
+        .arg(d.path())
+        .args(["--format", "json", "-o"])
+        .arg(old.path())
+        .assert()
+        .success();
+    fs::write(
+        d.path().join("plain.txt"),
+        b"a longer content than before\n",
+    )
+    .unwrap();
+    let out = pp()
+        .arg("diff")
+        .arg(old.path())
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "changed: plain.txt\n"
+    );
+    let out = pp()
+        .arg("diff")
+        .arg(old.path())
+        .arg(d.path())
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "diff:plain.txt")
+        .unwrap()
+        .clone();
+    assert!(
+        c["detail"].as_str().unwrap().starts_with("changed (size "),
+        "{c}"
+    );
+}

@@ -688,7 +688,9 @@ pub fn run_diff(a: DiffArgs, ui: &Ui) -> Result<i32> {
         let mut failed: Option<std::io::Error> = None;
         let r = manifest::diff_streamed(&mut old[0], &mut new[0], &mut |row| {
             let c = row.check();
-            let line = format!("{}: {}", c.detail, &c.id["diff:".len()..]);
+            // One shape for every row, as documented: `<kind>: <path>`
+            // (the sizes of a changed file are in the JSON detail).
+            let line = format!("{}: {}", row.kind(), &c.id["diff:".len()..]);
             if let Err(e) = out.push(&c, Some(&line)) {
                 failed.get_or_insert(e);
             }

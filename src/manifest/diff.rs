@@ -38,6 +38,15 @@ pub enum DiffRow {
 }
 
 impl DiffRow {
+    /// `added`, `removed` or `changed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DiffRow::Added(_) => "added",
+            DiffRow::Removed(_) => "removed",
+            DiffRow::Changed(..) => "changed",
+        }
+    }
+
     /// The failed check `diff:<path>` of the row.
     pub fn check(&self) -> Check {
         match self {
