@@ -319,3 +319,42 @@ fn change_while_hashing_is_not_cached() {
     let st = session.finish().unwrap();
     assert_eq!((st.too_recent, st.stored), (1, 0), "{st:?}");
 }
+
+/// `check` says when the hash cache answered: its summary names how many
+/// digests came from the cache (files not read again), and `--full`, which
+/// reads every file, says plain "contents".
+#[test]
+fn check_says_when_the_cache_answered() {
+    let (d, root, cat) = tree(6);
+    settle();
+    let m = d.path().join("m.txt");
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .arg("-o")
+        .arg(&m)
+        .assert()
+        .success();
+    let summary = |extra: &[&str]| -> String {
+        let out = bin(&cat)
+            .arg("check")
+            .arg(&root)
+            .arg("--manifest")
+            .arg(&m)
+            .args(extra)
+            .assert()
+            .success();
+        let e = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        e.lines()
+            .find(|l| l.starts_with("check:"))
+            .unwrap()
+            .to_string()
+    };
+    let cached = summary(&[]);
+    assert!(
+        cached.contains("contents; 6 of 6 digests from the catalog's hash cache"),
+        "{cached}"
+    );
+    let full = summary(&["--full"]);
+    assert!(full.contains("(contents, "), "{full}");
+}

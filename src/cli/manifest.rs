@@ -164,8 +164,12 @@ fn cache_session<'c>(
 }
 
 /// Flushes a cache session and says on stderr what it did.
-fn finish_cache(ui: &Ui, session: Option<CacheSession<'_>>, root: Option<&Path>) {
-    let Some(session) = session else { return };
+fn finish_cache(
+    ui: &Ui,
+    session: Option<CacheSession<'_>>,
+    root: Option<&Path>,
+) -> Option<proofpack::catalog::CacheStats> {
+    let session = session?;
     match session.finish() {
         // A bookkeeping line, not a result: only with -v (in CI logs it
         // would read like a warning).
@@ -190,9 +194,13 @@ fn finish_cache(ui: &Ui, session: Option<CacheSession<'_>>, root: Option<&Path>)
                 ));
             }
             ui.note(&line);
+            Some(st)
         }
-        Ok(_) => {}
-        Err(e) => ui.catalog_warning(&e),
+        Ok(st) => Some(st),
+        Err(e) => {
+            ui.catalog_warning(&e);
+            None
+        }
     }
 }
 
@@ -401,7 +409,7 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
                 .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
             ui,
         );
-        finish_cache(ui, session, None);
+        let _ = finish_cache(ui, session, None);
         let m = built?;
         ui.note(&summary_of(
             "manifest",
@@ -419,7 +427,7 @@ pub fn run_manifest(a: ManifestArgs, ui: &Ui) -> Result<i32> {
             .build_options(session.as_ref().map(|s| s as &dyn HashCache)),
         &progress,
     );
-    finish_cache(ui, session, None);
+    let _ = finish_cache(ui, session, None);
     let m = built?;
     let text = m.render(a.format.into())?;
     super::output::write_or_stdout(a.output.as_deref(), text.as_bytes())?;
@@ -497,7 +505,7 @@ fn load_side(p: &Path, walk: &WalkArgs, ui: &Ui, catalog: Option<&Catalog>) -> R
             &walk.build_options(session.as_ref().map(|s| s as &dyn HashCache)),
             &progress,
         );
-        finish_cache(ui, session, Some(p));
+        let _ = finish_cache(ui, session, Some(p));
         Ok(built?)
     } else {
         Ok(Manifest::read_file(p, None)?.0)
@@ -561,7 +569,7 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
         r.map(|checked| (checked, out, failed, xml))
     });
     drop(opts);
-    finish_cache(ui, session, None);
+    let cache = finish_cache(ui, session, None);
     let (checked, mut out, failed, mut xml) = checked?;
     if let Some(e) = failed {
         return Err(anyhow::Error::new(e).context("writing the report to a temporary file"));
@@ -597,7 +605,15 @@ pub fn run_check(a: CheckArgs, ui: &Ui) -> Result<i32> {
     let what = match shards {
         Some(n) => format!("sizes and the headers of {n} safetensors shards"),
         None if a.sizes_only => "sizes".to_string(),
-        None => "contents".to_string(),
+        // Say when the hash cache answered: its digests were not read
+        // from the files this run.
+        None => match cache {
+            Some(st) if st.hits > 0 => format!(
+                "contents; {} of {} digests from the catalog's hash cache, unchanged files not read again (--full reads every file)",
+                st.hits, st.looked_up
+            ),
+            _ => "contents".to_string(),
+        },
     };
     if ok {
         ui.note(&format!(
