@@ -968,3 +968,16 @@ fn a_bundle_under_another_name_keeps_its_sentence() {
     let o = t.verify(&other, false);
     assert_eq!(o.code, 0, "{}", o.stdout);
 }
+
+/// On the README's happy path `publish` warns of nothing: the facts `run
+/// import` itself wrote (each point's result file, checked as the point's
+/// source) are no cause for a warning.
+#[test]
+fn publish_on_the_tour_warns_of_nothing_import_wrote() {
+    let t = Tour::new();
+    t.import_both();
+    t.attest();
+    let (code, _, err) = pp(&[&"publish", &t.run(), &"-o", &t.path("PUBLICATION.md")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+}
