@@ -228,7 +228,7 @@ fn run_new(a: NewArgs, ui: &Ui) -> Result<i32> {
     );
     if !a.host.is_empty() {
         ui.note(&format!(
-            "the qualified fleet ({} host(s)) was written into {}; keep the weights' JSON record at {} (proofpack manifest WEIGHTS --format json -o ...) and, on each host, before its engine launches: proofpack host check WEIGHTS --weights {} --config WEIGHTS/config.json --host HOST --run {} --fleet {} --key HOST.key -o {}",
+            "the qualified fleet ({} host(s)) was written into {}; keep the weights' JSON record at {} (proofpack manifest WEIGHTS --format json -o ...) and, on each host, before its engine launches: proofpack host check WEIGHTS --weights-manifest {} --config WEIGHTS/config.json --host HOST --run {} --fleet {} --key HOST.key -o {}",
             a.host.len(),
             proofpack::adopt::scaffold::FLEET_FILE,
             proofpack::adopt::scaffold::WEIGHTS_RECORD_FILE,
