@@ -22,9 +22,10 @@
 #   dense:  8 MiB of one-character cells (refused at the node limit: the
 #           time and memory of the refusal);
 #   bindings: the sample's run directory with 24,000 publisher bindings in
-#           its qualification.json (three fragments of each of 8,000
-#           sentences) and a write-up of 80,000 lines holding them: the
-#           whole verify, against cmark-gfm's render of the write-up.
+#           its qualification.json (three of each of 8,000 sentences: its
+#           parts, or the whole sentence and two parts) and a write-up of
+#           80,000 lines holding them: the whole verify, against
+#           cmark-gfm's render of the write-up.
 # Usage: [PP=BINARY] scripts/bench-publication.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -126,33 +127,42 @@ for f in rows wide prose lines dense; do
 done
 
 # Publisher bindings at scale: one pass over the write-up for all of them.
+# Two shapes: every sentence bound only in parts (three fragments: not
+# checked, the bindings named), and every sentence bound whole (one binding
+# of the whole sentence and two of its parts: checked, every binding's
+# values in the report).
 python3 - "$work" testdata/sample/PUBLICATION.md "$sample_bundle" <<'PY'
 import json, os, sys, tarfile
 work, sample, bundle = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
-with tarfile.open(bundle) as t:
-    t.extractall(f"{work}/bound", filter="data")
-run = os.path.join(f"{work}/bound", os.listdir(f"{work}/bound")[0])
-q = json.load(open(f"{run}/qualification.json"))
-q["statements"] = []
-lines = []
-for n in range(8000):
-    parts = [f"alpha {n}x", f"beta {n}y", f"gamma {n}z"]
-    lines += ["Note: " + ", ".join(parts) + ".", ""]
-    q["statements"] += [{"text": p, "check": "present", "file": "post-load.json"} for p in parts]
-json.dump(q, open(f"{run}/qualification.json", "w"))
-code = ["```"] + ["plain words of a log"] * (80000 - len(lines) - 2) + ["```"]
-open(f"{work}/bound.md", "w").write(sample + "\n" + "\n".join(lines + code) + "\n")
-open(f"{work}/bound.run", "w").write(run)
+for shape in ("parts", "whole"):
+    with tarfile.open(bundle) as t:
+        t.extractall(f"{work}/bound-{shape}", filter="data")
+    run = os.path.join(f"{work}/bound-{shape}", os.listdir(f"{work}/bound-{shape}")[0])
+    q = json.load(open(f"{run}/qualification.json"))
+    q["statements"] = []
+    lines = []
+    for n in range(8000):
+        parts = [f"alpha {n}x", f"beta {n}y", f"gamma {n}z"]
+        sentence = "Note: " + ", ".join(parts) + "."
+        lines += [sentence, ""]
+        texts = parts if shape == "parts" else [sentence] + parts[:2]
+        q["statements"] += [{"text": p, "check": "present", "file": "post-load.json"} for p in texts]
+    json.dump(q, open(f"{run}/qualification.json", "w"))
+    code = ["```"] + ["plain words of a log"] * (80000 - len(lines) - 2) + ["```"]
+    open(f"{work}/bound-{shape}.md", "w").write(sample + "\n" + "\n".join(lines + code) + "\n")
+    open(f"{work}/bound-{shape}.run", "w").write(run)
 PY
-run=$(cat "$work/bound.run")
-in="$work/bound.md"
-v=(verify "$run" --publication "$in" --trust testdata/sample/trust.json)
-set +e
-"$pp" -q --no-catalog "${v[@]}" >/dev/null 2>"$work/err"
-code=$?
-set -e
-/usr/bin/time -f "%M" -o "$work/rss" "$pp" -q --no-catalog "${v[@]}" >/dev/null 2>&1 || true
-vt=$(best "$pp" -q --no-catalog "${v[@]}")
-ref=$(best cmark-gfm -e table -e strikethrough -e autolink "$in")
-echo "bench-publication: bindings ($(wc -l < "$in") lines, 24000 bindings): verify of the run directory: exit $code, $vt s (best of 5), peak RSS $(($(tail -1 "$work/rss") / 1024)) MiB; cmark-gfm render $ref s; ratio proofpack / cmark-gfm $(python3 -c "print(f'{$vt/$ref:.2f}')")"
-if [[ $code -gt 1 ]]; then echo "bench-publication:   bindings: $(head -c 300 "$work/err")"; fi
+for shape in parts whole; do
+  run=$(cat "$work/bound-$shape.run")
+  in="$work/bound-$shape.md"
+  v=(verify "$run" --publication "$in" --trust testdata/sample/trust.json)
+  set +e
+  "$pp" -q --no-catalog "${v[@]}" >/dev/null 2>"$work/err"
+  code=$?
+  set -e
+  /usr/bin/time -f "%M" -o "$work/rss" "$pp" -q --no-catalog "${v[@]}" >/dev/null 2>&1 || true
+  vt=$(best "$pp" -q --no-catalog "${v[@]}")
+  ref=$(best cmark-gfm -e table -e strikethrough -e autolink "$in")
+  echo "bench-publication: bindings, sentences bound in $shape ($(wc -l < "$in") lines, 24000 bindings): verify of the run directory: exit $code, $vt s (best of 5), peak RSS $(($(tail -1 "$work/rss") / 1024)) MiB; cmark-gfm render $ref s; ratio proofpack / cmark-gfm $(python3 -c "print(f'{$vt/$ref:.2f}')")"
+  if [[ $code -gt 1 ]]; then echo "bench-publication:   bindings: $(head -c 300 "$work/err")"; fi
+done

@@ -191,10 +191,11 @@ impl Ui {
 
     /// Records a verification in the catalog, if there is a usable one (an
     /// existing one: `verify` creates none); a failure is a warning and
-    /// changes nothing else.
-    pub fn record_verification(&self, r: &VerificationRecord) {
+    /// changes nothing else. The record (the whole report as JSON) is made
+    /// only when there is a catalog to write it to.
+    pub fn record_verification(&self, make: impl FnOnce() -> VerificationRecord) {
         if let Some(c) = self.open_catalog_for_write(false) {
-            if let Err(e) = c.record_verification(r) {
+            if let Err(e) = c.record_verification(&make()) {
                 self.catalog_warning(&e);
             }
         }

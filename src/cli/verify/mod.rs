@@ -139,7 +139,7 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     }
     junit.write(&v.report, "verify")?;
     // The ledger entry; recording never changes the verdict or exit status.
-    ui.record_verification(&proofpack::catalog::VerificationRecord {
+    ui.record_verification(|| proofpack::catalog::VerificationRecord {
         target: args.target.display().to_string(),
         bundle_sha256: v.bundle_sha256.map(|d| d.to_hex()),
         manifest_sha256: v.manifest_digest.map(|d| d.to_hex()),
