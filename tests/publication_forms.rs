@@ -106,14 +106,16 @@ fn a_forged_cell_in_the_text_copy_fails_as_in_the_markdown() {
     assert_eq!(outcomes(&md), outcomes(&text));
 }
 
+/// The pins `pins from-publication` reads from a write-up.
+fn pins(path: &std::path::Path) -> Value {
+    let (code, out, err) = proofpack(&[os("pins"), os("from-publication"), path.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 #[test]
 fn pins_from_the_text_copy_are_the_markdowns() {
     let p = published();
-    let pins = |path: &std::path::Path| -> Value {
-        let (code, out, err) = proofpack(&[os("pins"), os("from-publication"), path.as_os_str()]);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str(&out).unwrap()
-    };
     let from_md = pins(&p.path);
     let copy = p.c.dir.path().join("copy.txt");
     std::fs::write(&copy, text_copy(&p.text())).unwrap();
@@ -200,4 +202,56 @@ fn pins_from_the_write_up_verify_with_pins() {
         .assert_fails("pin:profile-store", "content differs from the pin");
     forged("narwhal-router-source", "value", &"4".repeat(40))
         .assert_fails("pin:narwhal-router-source", "the pin says 4444");
+}
+
+/// The sample's write-up as a docs site serves it (its headings Markdown
+/// headings, rendered to HTML by cmark-gfm, GitHub's renderer as the pinned
+/// cmarkgfm bundles it, each heading with its ¶ anchor), and the text
+/// headless Chromium copies out of that page (its innerText: tables
+/// tab-separated, the headings' ¶ kept), verifies exactly as the Markdown
+/// does and gives the same pins.
+#[test]
+fn the_text_chromium_copies_from_the_rendered_page_verifies_as_the_markdown() {
+    let p = published();
+    let md = p.verify(&[os("--require-all")]);
+    md.assert_ok();
+    let dir = p.c.dir.path();
+    let page = dir.join("page.html");
+    // A docs site's page: the write-up's headings as Markdown headings,
+    // rendered by cmark-gfm, each heading given its anchor mark ¶.
+    let render = r###"
+import re, sys, cmarkgfm
+src = open(sys.argv[1]).read()
+md = re.sub(r"^(\S[^|\n]*?)\s*\u00b6[ \t]*$", r"## \1", src, flags=re.M)
+html = cmarkgfm.github_flavored_markdown_to_html(md)
+html = re.sub(r"</h2>", '<a class="headerlink" href="#">\u00b6</a></h2>', html)
+open(sys.argv[2], "w").write("<!DOCTYPE html><meta charset=utf-8><body>" + html)
+"###;
+    qualify_support::common::output_ok(
+        std::process::Command::new(qualify_support::common::python())
+            .args(["-c", render])
+            .arg(&p.path)
+            .arg(&page),
+    );
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/copy_text.js");
+    let out = qualify_support::common::output_ok(
+        std::process::Command::new("node")
+            .arg(script)
+            .arg(&page)
+            .env("NODE_PATH", qualify_support::common::node_modules()),
+    );
+    let from_md = pins(&p.path);
+    std::fs::write(&p.path, &out.stdout).unwrap();
+    assert_eq!(pins(&p.path), from_md);
+    let text = p.verify(&[os("--require-all")]);
+    text.assert_ok();
+    assert_eq!(text.report["context"]["publication_form"], "text");
+    assert_eq!(
+        outcomes(&md),
+        outcomes(&text),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(verdict(&md), verdict(&text));
 }
