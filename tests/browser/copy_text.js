@@ -2,16 +2,12 @@
 // copies out of it: the body's innerText (tables as tab-separated lines,
 // one line a block, nothing hidden by CSS).
 // Usage: node copy_text.js PAGE.html
-const { chromium } = require('playwright-core');
 const path = require('path');
+const launch = require('./launch.js');
 
 (async () => {
   const page_path = path.resolve(process.argv[2]);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const page = await browser.newPage();
   await page.goto('file://' + page_path, { waitUntil: 'load' });
   const text = await page.evaluate(() => document.body.innerText);
