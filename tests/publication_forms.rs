@@ -123,15 +123,45 @@ fn pins_from_the_text_copy_are_the_markdowns() {
 }
 
 #[test]
-fn a_page_or_a_mixed_document_is_refused_naming_why() {
+fn a_page_that_hides_text_or_a_mixed_document_is_refused_naming_why() {
     let p = published();
     let honest = p.text();
-    std::fs::write(
-        &p.path,
-        format!("<html><body><pre>{honest}</pre></body></html>"),
-    )
-    .unwrap();
-    assert!(p.refused().contains("this is an HTML page"));
+    // A page whose text a reader would not all see: refused, naming how.
+    let page = docs_site_page(&p);
+    let html = std::fs::read_to_string(&page).unwrap();
+    for (forged, want) in [
+        (
+            html.replacen(
+                "<p>",
+                "<p style=\"display:none\">400/400 within limits.</p><p>",
+                1,
+            ),
+            "a <p> with a style attribute",
+        ),
+        (
+            html.replacen("<p>", "<p hidden>400/400 within limits.</p><p>", 1),
+            "a <p> with a hidden attribute",
+        ),
+        (
+            html.replacen("<body>", "<body><!-- 400/400 within limits -->", 1),
+            "an HTML comment",
+        ),
+        (
+            html.replacen(
+                "<p>",
+                "<details><p>400/400 within limits.</p></details><p>",
+                1,
+            ),
+            "a <details> element",
+        ),
+    ] {
+        std::fs::write(&p.path, &forged).unwrap();
+        let e = p.refused();
+        assert!(
+            e.contains(want) && e.contains("(read as a rendered page's HTML)"),
+            "{e}"
+        );
+    }
     // Tab rows and a Markdown table in one document: no form fits.
     std::fs::write(
         &p.path,
@@ -204,21 +234,11 @@ fn pins_from_the_write_up_verify_with_pins() {
         .assert_fails("pin:narwhal-router-source", "the pin says 4444");
 }
 
-/// The sample's write-up as a docs site serves it (its headings Markdown
-/// headings, rendered to HTML by cmark-gfm, GitHub's renderer as the pinned
-/// cmarkgfm bundles it, each heading with its ¶ anchor), and the text
-/// headless Chromium copies out of that page (its innerText: tables
-/// tab-separated, the headings' ¶ kept), verifies exactly as the Markdown
-/// does and gives the same pins.
-#[test]
-fn the_text_chromium_copies_from_the_rendered_page_verifies_as_the_markdown() {
-    let p = published();
-    let md = p.verify(&[os("--require-all")]);
-    md.assert_ok();
-    let dir = p.c.dir.path();
-    let page = dir.join("page.html");
-    // A docs site's page: the write-up's headings as Markdown headings,
-    // rendered by cmark-gfm, each heading given its anchor mark ¶.
+/// The sample's write-up as a docs site serves it: its headings Markdown
+/// headings, rendered to HTML by cmark-gfm (GitHub's renderer, as the
+/// pinned cmarkgfm bundles it), each heading given its ¶ anchor.
+fn docs_site_page(p: &Pub) -> std::path::PathBuf {
+    let page = p.c.dir.path().join("page.html");
     let render = r###"
 import re, sys, cmarkgfm
 src = open(sys.argv[1]).read()
@@ -233,25 +253,78 @@ open(sys.argv[2], "w").write("<!DOCTYPE html><meta charset=utf-8><body>" + html)
             .arg(&p.path)
             .arg(&page),
     );
+    page
+}
+
+/// The text headless Chromium copies out of a page (its body's innerText).
+fn chromium_copy(page: &std::path::Path) -> String {
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/copy_text.js");
     let out = qualify_support::common::output_ok(
         std::process::Command::new("node")
             .arg(script)
-            .arg(&page)
+            .arg(page)
             .env("NODE_PATH", qualify_support::common::node_modules()),
     );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The sample's page as a docs site serves it, and the text headless
+/// Chromium copies out of it (tables tab-separated, the headings' ¶ kept),
+/// each verify exactly as the Markdown does (same checks, outcomes and
+/// verdict, with --require-all) and give the same pins.
+#[test]
+fn the_rendered_page_and_its_chromium_copy_verify_as_the_markdown() {
+    let p = published();
+    let md = p.verify(&[os("--require-all")]);
+    md.assert_ok();
     let from_md = pins(&p.path);
-    std::fs::write(&p.path, &out.stdout).unwrap();
-    assert_eq!(pins(&p.path), from_md);
-    let text = p.verify(&[os("--require-all")]);
-    text.assert_ok();
-    assert_eq!(text.report["context"]["publication_form"], "text");
-    assert_eq!(
-        outcomes(&md),
-        outcomes(&text),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    let page = docs_site_page(&p);
+    let copy = chromium_copy(&page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    for (form, text) in [("html", html.as_str()), ("text", copy.as_str())] {
+        std::fs::write(&p.path, text).unwrap();
+        let o = p.verify(&[os("--require-all")]);
+        o.assert_ok();
+        assert_eq!(o.report["context"]["publication_form"], form);
+        assert_eq!(outcomes(&md), outcomes(&o), "{form}: {text}");
+        assert_eq!(verdict(&md), verdict(&o), "{form}");
+        assert_eq!(pins(&p.path), from_md, "{form}");
+    }
+}
+
+/// Differential: proofpack's reading of the page's HTML (an HTML5 parser,
+/// then the text a reader copies) is the text Chromium copies out of the
+/// same page, line for line (blank lines aside).
+#[test]
+fn the_pages_text_as_proofpack_reads_it_is_chromiums() {
+    let p = published();
+    let page = docs_site_page(&p);
+    let ours = proofpack::publication::html_page::to_text(&std::fs::read_to_string(&page).unwrap())
+        .unwrap();
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.trim_end().to_string())
+            .filter(|l| !l.trim().is_empty())
+            .collect()
+    };
+    assert_eq!(lines(&ours), lines(&chromium_copy(&page)));
+}
+
+/// A forged cell in the page's HTML fails as it does in the Markdown.
+#[test]
+fn a_forged_cell_in_the_page_fails_as_in_the_markdown() {
+    let p = published();
+    let page = docs_site_page(&p);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<td>55.4 tokens/s</td>"));
+    std::fs::write(
+        &p.path,
+        html.replacen("<td>55.4 tokens/s</td>", "<td>107.0 tokens/s</td>", 1),
+    )
+    .unwrap();
+    p.verify(&[]).assert_fails(
+        "publication:point:0.5.output_throughput",
+        "does not round to published 107.0",
     );
-    assert_eq!(verdict(&md), verdict(&text));
 }

@@ -33,6 +33,9 @@ pub enum PublicationFormatArg {
     /// The text copied from a rendered page: tables as tab-separated lines,
     /// a block a line, headings ending in ¶.
     Text,
+    /// A rendered page's HTML (read by an HTML5 parser into the text a
+    /// reader copies out of it).
+    Html,
 }
 
 impl From<PublicationFormatArg> for proofpack::publication::Form {
@@ -40,6 +43,7 @@ impl From<PublicationFormatArg> for proofpack::publication::Form {
         match f {
             PublicationFormatArg::Gfm => proofpack::publication::Form::Gfm,
             PublicationFormatArg::Text => proofpack::publication::Form::Text,
+            PublicationFormatArg::Html => proofpack::publication::Form::Html,
         }
     }
 }

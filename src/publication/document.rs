@@ -161,6 +161,19 @@ impl Document {
         let tree = match form {
             Form::Gfm => markdown::parse_owned(text),
             Form::Text => text_copy::parse(&text),
+            Form::Html => {
+                let copied = super::html_page::to_text(&text).map_err(|why| {
+                    PublicationError::Unreadable {
+                        path: origin.into(),
+                        reason: format!("{why} (read as a rendered page's HTML)"),
+                    }
+                })?;
+                // What the page's character references decoded to.
+                if let Some((line, column, what)) = literal_format_char(&copied) {
+                    return Err(refused(origin, line, column, what));
+                }
+                text_copy::parse(&copied)
+            }
         };
         let mut doc = Document::of_tree(tree, origin)?;
         doc.form = form;

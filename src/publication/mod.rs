@@ -21,6 +21,7 @@
 pub mod document;
 pub mod glyphs;
 pub mod grammar;
+pub mod html_page;
 pub mod markdown;
 pub mod prose;
 pub mod prose_run;

@@ -26,6 +26,9 @@ pub enum Form {
     Gfm,
     /// The text copied from a rendered page ([`self`]).
     Text,
+    /// A rendered page's HTML, read into the text a reader copies out of
+    /// it ([`super::html_page`]).
+    Html,
 }
 
 impl Form {
@@ -34,6 +37,7 @@ impl Form {
         match self {
             Form::Gfm => "gfm",
             Form::Text => "text",
+            Form::Html => "html",
         }
     }
 
@@ -44,6 +48,7 @@ impl Form {
             Form::Text => {
                 "the text copied from a rendered page (tab-separated tables, one line a block)"
             }
+            Form::Html => "a rendered page's HTML, read as the text a reader copies out of it",
         }
     }
 }
@@ -57,7 +62,7 @@ fn is_tab_row(line: &str) -> bool {
 
 /// The form of a write-up, by the contract's closed rule: a page's HTML
 /// (beginning with `<!DOCTYPE html>`, `<html>`, `<head>` or `<body>`) is
-/// not read; tab rows
+/// the html form; tab rows
 /// and no delimiter row, the text form; a delimiter row and no tab row, or
 /// neither, Markdown; both, refused. `Err` says why it fits no form or two.
 pub fn form_of(text: &str) -> Result<Form, String> {
@@ -72,7 +77,7 @@ pub fn form_of(text: &str) -> Result<Form, String> {
         .iter()
         .any(|p| head.starts_with(p))
     {
-        return Err("this is an HTML page (it begins with <!DOCTYPE html>, <html>, <head> or <body>): proofpack reads a write-up as its Markdown source or as the text copied from its rendered page, not a page's HTML; give the Markdown, or copy the page's text".into());
+        return Ok(Form::Html);
     }
     let lines = || text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let tab = lines().position(is_tab_row);
@@ -198,14 +203,10 @@ mod tests {
         );
         assert_eq!(form_of("T¶\na\tb\n1\t2\n"), Ok(Form::Text));
         assert_eq!(form_of("Just prose.\n"), Ok(Form::Gfm));
-        assert!(form_of("<!DOCTYPE html>\n<p>x</p>")
-            .unwrap_err()
-            .contains("HTML page"));
+        assert_eq!(form_of("<!DOCTYPE html>\n<p>x</p>"), Ok(Form::Html));
         // An HTML block in Markdown is Markdown's to refuse, where it stands.
         assert_eq!(form_of("<div>\n\nText.\n"), Ok(Form::Gfm));
-        assert!(form_of("  <html><body>x</body></html>")
-            .unwrap_err()
-            .contains("HTML"));
+        assert_eq!(form_of("  <html><body>x</body></html>"), Ok(Form::Html));
         assert!(form_of("a\tb\n|---|---|\n")
             .unwrap_err()
             .contains("one or the other"));
