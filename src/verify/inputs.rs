@@ -58,6 +58,18 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// What `verify` asks: `--require-all` (`strict`), `--require-seal`,
+    /// `--structure-only`, and trust roots (a signature nobody trusts
+    /// proves nothing).
+    pub fn of_verify(strict: bool, require_seal: bool, structure_only: bool) -> Policy {
+        Policy {
+            require_all: strict,
+            require_seal,
+            structure_only,
+            trust_required: true,
+        }
+    }
+
     /// What the report requires of checks that cannot show what they
     /// check.
     pub fn strictness(&self) -> Strictness {

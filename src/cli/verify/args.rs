@@ -46,7 +46,7 @@ pub struct VerifyArgs {
         alias = "require-all-rows",
         requires = "publication"
     )]
-    pub require_all_rows: bool,
+    pub strict: bool,
     /// The published pins (proofpack/pins/v1), when there is no write-up to
     /// give with --publication. Without either the verdict is "unpinned".
     #[arg(long, value_name = "PINS")]

@@ -114,12 +114,7 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         seal: args.seal.as_deref(),
         limits: &args.limits.limits(),
         page: &page,
-        policy: Policy {
-            require_all: args.require_all_rows,
-            require_seal: args.require_seal,
-            structure_only: args.structure_only,
-            trust_required: true,
-        },
+        policy: Policy::of_verify(args.strict, args.require_seal, args.structure_only),
     };
     let started = std::time::Instant::now();
     let progress = ui.bytes_progress("verifying");
