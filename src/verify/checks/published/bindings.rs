@@ -168,14 +168,28 @@ pub fn bound<'q>(
         .collect()
 }
 
-/// The object without its null members: a binding's arguments are the
-/// ones its check takes (tens of thousands of bindings are a report's
-/// memory).
-fn present(mut v: Value) -> Value {
-    if let Value::Object(m) = &mut v {
-        m.retain(|_, x| !x.is_null());
+/// A binding in one line: `statements[<i>]: <check> <file><pointer>` and
+/// the arguments it compares.
+fn describe(i: usize, b: &StatementBinding) -> String {
+    let mut out = format!(
+        "statements[{i}]: {} {}{}",
+        b.check.as_str(),
+        b.file.as_deref().unwrap_or(""),
+        b.pointer.as_deref().unwrap_or("")
+    );
+    if let Some(v) = &b.value {
+        out.push_str(&format!(" value {v}"));
     }
-    v
+    if let (Some(lo), Some(hi)) = (&b.min, &b.max) {
+        out.push_str(&format!(" from {lo} to {hi}"));
+    }
+    if let Some(a) = &b.against {
+        out.push_str(&format!(" against {a}"));
+    }
+    if let Some(p) = &b.paths {
+        out.push_str(&format!(" paths {}", p.join(", ")));
+    }
+    out
 }
 
 fn numbers(v: Option<&Value>) -> Option<Vec<f64>> {
@@ -474,14 +488,11 @@ pub fn check(
     // bindings are named in the detail, and a report of tens of thousands
     // of them stays small).
     let c = if covered || !why.is_empty() {
+        // One line a binding, and what each found, in the same order: a
+        // report of tens of thousands of bindings stays small.
         let expected: Vec<Value> = bindings
             .iter()
-            .map(|(_, b)| present(json!({"check": b.check.as_str(), "value": b.value, "min": b.min, "max": b.max, "paths": b.paths})))
-            .collect();
-        let found: Vec<Value> = bindings
-            .iter()
-            .zip(found)
-            .map(|((i, b), got)| present(json!({"binding": i, "check": b.check.as_str(), "file": b.file, "pointer": b.pointer, "found": got})))
+            .map(|(i, b)| Value::String(describe(*i, b)))
             .collect();
         c.with_values(expected, found)
     } else {
