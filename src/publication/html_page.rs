@@ -7,7 +7,7 @@
 //!
 //! The grammar is closed: the page's elements are of a listed set (the
 //! ones cmark-gfm writes, and the containers of a docs site's page); an
-//! element outside it, an inline `style`, a `hidden` attribute, a style
+//! element outside it, an inline `style`, a `hidden` or `dir` attribute, a style
 //! sheet, a script or a comment that a browser would not show is refused,
 //! naming it: anything that can show a reader other than the text is not
 //! read. Lines of an HTML write-up are the lines of that text.
@@ -133,10 +133,10 @@ impl Walk {
 
     fn element(&mut self, h: &Handle) -> Result<(), String> {
         let tag = name(h).unwrap_or_default();
-        for a in ["style", "hidden"] {
+        for a in ["style", "hidden", "dir"] {
             if attr(h, a).is_some() {
                 return Err(format!(
-                    "a <{tag}> with a {a} attribute: it can hide or change what a reader sees"
+                    "a <{tag}> with a {a} attribute: it can hide, reorder or change what a reader sees"
                 ));
             }
         }
@@ -334,6 +334,7 @@ mod tests {
                 "style attribute",
             ),
             ("<body><p hidden>x</p></body>", "hidden attribute"),
+            ("<body><p dir=\"rtl\">x</p></body>", "dir attribute"),
             (
                 "<head><style>p{}</style></head><body><p>x</p></body>",
                 "<style> sheet",
