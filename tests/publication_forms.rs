@@ -258,12 +258,20 @@ open(sys.argv[2], "w").write("<!DOCTYPE html><meta charset=utf-8><body>" + html)
 
 /// The text headless Chromium copies out of a page (its body's innerText).
 fn chromium_copy(page: &std::path::Path) -> String {
+    chromium_text(page, false)
+}
+
+/// The page's text as Chromium lays it out, with `markers` each ordered
+/// item's number before its text, as a reader sees it (innerText leaves
+/// CSS list markers out).
+fn chromium_text(page: &std::path::Path, markers: bool) -> String {
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/copy_text.js");
     let out = qualify_support::common::output_ok(
         std::process::Command::new("node")
             .arg(script)
             .arg(page)
+            .args(markers.then_some("--markers"))
             .env("NODE_PATH", qualify_support::common::node_modules()),
     );
     String::from_utf8(out.stdout).unwrap()
@@ -308,7 +316,7 @@ fn the_pages_text_as_proofpack_reads_it_is_chromiums() {
             .filter(|l| !l.trim().is_empty())
             .collect()
     };
-    assert_eq!(lines(&ours), lines(&chromium_copy(&page)));
+    assert_eq!(lines(&ours), lines(&chromium_text(&page, true)));
 }
 
 /// A forged cell in the page's HTML fails as it does in the Markdown.
@@ -327,4 +335,36 @@ fn a_forged_cell_in_the_page_fails_as_in_the_markdown() {
         "publication:point:0.5.output_throughput",
         "does not round to published 107.0",
     );
+}
+
+/// The same differential on a page of the shapes the sample lacks: a
+/// table caption, an ordered list from 200 (its numbers as a reader sees
+/// them, which the clipboard's innerText leaves out), text split by inline
+/// marks and links, a non-breaking space, a line break, a quote and a code
+/// block.
+#[test]
+fn shapes_the_sample_lacks_read_as_chromium_copies_them() {
+    let d = tempfile::tempdir().unwrap();
+    let page = d.path().join("shapes.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html><meta charset=utf-8><body>\
+         <h2>Results<a class=\"headerlink\" href=\"#r\">\u{b6}</a></h2>\
+         <p>Both <em>points</em> com<strong>pleted</strong>\u{a0}397/400, see <a href=\"#x\">the table</a>.<br>Second line.</p>\
+         <table><caption>All points</caption><thead><tr><th>Rate</th><th>Result</th></tr></thead>\
+         <tbody><tr><td>0.5</td><td><code>200/200</code> within limits</td></tr></tbody></table>\
+         <ol start=\"200\"><li>higher-rate point</li><li><p>next</p></li></ol>\
+         <blockquote><p>Quoted claim.</p></blockquote><pre><code>line one\nline two\n</code></pre>\
+         </body>",
+    )
+    .unwrap();
+    let ours = proofpack::publication::html_page::to_text(&std::fs::read_to_string(&page).unwrap())
+        .unwrap();
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.trim().replace('\u{a0}', " "))
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    assert_eq!(lines(&ours), lines(&chromium_text(&page, true)));
 }

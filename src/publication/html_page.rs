@@ -47,6 +47,8 @@ struct Walk {
     line: String,
     size: usize,
     depth: usize,
+    /// An ordered item's number, shown before its first text.
+    marker: Option<String>,
 }
 
 fn name(h: &Handle) -> Option<String> {
@@ -80,6 +82,13 @@ impl Walk {
                 line.push(' ');
             }
         };
+        if !s.trim().is_empty() {
+            if let Some(m) = self.marker.take() {
+                if self.line.trim().is_empty() {
+                    self.line = m;
+                }
+            }
+        }
         if s.starts_with(char::is_whitespace) {
             space(&mut self.line);
         }
@@ -210,9 +219,10 @@ impl Walk {
         for c in h.children.borrow().iter() {
             if name(c).as_deref() == Some("li") {
                 self.end_line();
-                self.line = format!("{n}. ");
+                self.marker = Some(format!("{n}. "));
                 n = n.saturating_add(1);
                 self.children(c)?;
+                self.marker = None;
                 self.end_line();
             } else {
                 self.node(c)?;
@@ -239,53 +249,69 @@ impl Walk {
         Ok(())
     }
 
-    /// A table: a row a line, its cells between tabs.
+    /// A table: its caption a line, then a row a line, its cells between
+    /// tabs (as a browser copies it); anything else in it is refused.
     fn table(&mut self, h: &Handle) -> Result<(), String> {
         self.end_line();
-        let mut rows = Vec::new();
-        rows_of(h, &mut rows);
-        for r in rows {
-            let mut cells = Vec::new();
-            for c in r.children.borrow().iter() {
-                match name(c).as_deref() {
-                    Some("th" | "td") => {
-                        let mut w = Walk {
-                            depth: self.depth,
-                            ..Walk::default()
-                        };
-                        w.children(c)?;
-                        w.end_line();
-                        if w.lines.len() > 1 {
-                            return Err("a table cell holding more than one block".into());
-                        }
-                        cells.push(w.lines.pop().unwrap_or_default());
-                    }
-                    Some(other) => return Err(format!("a <{other}> inside a table row")),
-                    None => {}
+        for c in h.children.borrow().iter() {
+            match name(c).as_deref() {
+                Some("caption") => {
+                    self.children(c)?;
+                    self.end_line();
                 }
+                Some("tr") => self.row(c)?,
+                Some("thead" | "tbody" | "tfoot") => {
+                    for r in c.children.borrow().iter() {
+                        match name(r).as_deref() {
+                            Some("tr") => self.row(r)?,
+                            Some(other) => return Err(format!("a <{other}> inside a table")),
+                            None => blank(r)?,
+                        }
+                    }
+                }
+                Some("colgroup" | "col") => {}
+                Some(other) => return Err(format!("a <{other}> inside a table")),
+                None => blank(c)?,
             }
-            self.lines.push(cells.join("\t"));
         }
+        Ok(())
+    }
+
+    /// A table row: its cells between tabs, each one block.
+    fn row(&mut self, r: &Handle) -> Result<(), String> {
+        let mut cells = Vec::new();
+        for c in r.children.borrow().iter() {
+            match name(c).as_deref() {
+                Some("th" | "td") => {
+                    let mut w = Walk {
+                        depth: self.depth,
+                        ..Walk::default()
+                    };
+                    w.children(c)?;
+                    w.end_line();
+                    if w.lines.len() > 1 {
+                        return Err("a table cell holding more than one block".into());
+                    }
+                    cells.push(w.lines.pop().unwrap_or_default());
+                }
+                Some(other) => return Err(format!("a <{other}> inside a table row")),
+                None => blank(c)?,
+            }
+        }
+        self.lines.push(cells.join("\t"));
         Ok(())
     }
 }
 
-/// The rows of a table, in order, through its sections.
-fn rows_of(h: &Handle, out: &mut Vec<Handle>) {
-    for c in h.children.borrow().iter() {
-        match name(c).as_deref() {
-            Some("tr") => out.push(c.clone()),
-            // The HTML5 tree builder puts a section's rows in it, sections
-            // in the table: one level.
-            Some("thead" | "tbody" | "tfoot") => {
-                for r in c.children.borrow().iter() {
-                    if name(r).as_deref() == Some("tr") {
-                        out.push(r.clone());
-                    }
-                }
-            }
-            _ => {}
+/// What stands between a table's parts: white space only (a comment is
+/// refused there as anywhere).
+fn blank(h: &Handle) -> Result<(), String> {
+    match &h.data {
+        NodeData::Text { contents } if contents.borrow().trim().is_empty() => Ok(()),
+        NodeData::Comment { .. } => {
+            Err("an HTML comment: proofpack reads only what a reader sees".into())
         }
+        _ => Err("text inside a table outside its cells".into()),
     }
 }
 
@@ -321,6 +347,12 @@ mod tests {
     }
 
     #[test]
+    fn a_table_caption_is_read_as_a_browser_copies_it() {
+        let t = to_text("<body><table><caption>All 400 within limits</caption><tr><th>a</th></tr><tr><td>1</td></tr></table></body>").unwrap();
+        assert_eq!(t, "All 400 within limits\na\n1\n");
+    }
+
+    #[test]
     fn deep_nesting_is_refused_not_followed() {
         let page = format!("<body>{}x</body>", "<span>".repeat(200_000));
         assert!(to_text(&page).unwrap_err().contains("nested more than"));
@@ -345,6 +377,10 @@ mod tests {
                 "<details> element",
             ),
             ("<body><del>x</del></body>", "<del> element"),
+            (
+                "<body><table><tr><!-- 400/400 --><td>x</td></tr></table></body>",
+                "comment",
+            ),
         ] {
             let e = to_text(page).unwrap_err();
             assert!(e.contains(want), "{page}: {e}");

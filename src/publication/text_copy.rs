@@ -40,17 +40,6 @@ impl Form {
             Form::Html => "html",
         }
     }
-
-    /// What the form is, for the report.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Form::Gfm => "Markdown source, read as cmark-gfm renders it",
-            Form::Text => {
-                "the text copied from a rendered page (tab-separated tables, one line a block)"
-            }
-            Form::Html => "a rendered page's HTML, read as the text a reader copies out of it",
-        }
-    }
 }
 
 /// A line holds a tab after other text, and does not begin with `|` (a
