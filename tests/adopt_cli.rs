@@ -789,11 +789,112 @@ fn a_replaced_journal_fails_against_its_router_log() {
     v.assert_fails("point:rate-5.journal_source", "names no router log");
 }
 
-/// Two points at the same offered rate: the measured-points table names a
-/// point by its rate, so `publish` refuses (exit 2, naming both) instead
-/// of writing a write-up that `verify --publication` refuses.
+/// Two points at the same offered rate (a repeated measurement): `publish`
+/// names each row's point in a first "Point" column, and the write-up
+/// verifies. The forged tables a publisher could make of it do not: the
+/// two points' rows swapped, and one row at the shared rate with no point
+/// named (which of the two would it be?); nor does a sentence about "the
+/// 2 request/s point", which is no one point.
 #[test]
-fn two_points_at_the_same_rate_are_refused_by_publish() {
+fn two_points_at_the_same_rate_are_published_by_name() {
+    let t = Tour::with_points(&["first:rate=2,requests=60", "second:rate=2,requests=60"]);
+    pp_ok(&[
+        &"run",
+        &"import",
+        &t.run(),
+        &"--point",
+        &"first",
+        &generated_vllm(),
+    ]);
+    // The second measurement: every first token (and so every end) 50 ms
+    // later, the client's summary of the original left out.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(generated_vllm()).unwrap()).unwrap();
+    for key in ["ttfts", "latencies"] {
+        for x in v[key].as_array_mut().unwrap() {
+            *x = Value::from(x.as_f64().unwrap() + 0.05);
+        }
+    }
+    v["duration"] = Value::from(v["duration"].as_f64().unwrap() + 0.05);
+    // Measured a minute after the first.
+    for x in v["start_times"].as_array_mut().unwrap() {
+        *x = Value::from(x.as_f64().unwrap() + 60.0);
+    }
+    v["date"] = Value::from("20260625-154612");
+    v.as_object_mut()
+        .unwrap()
+        .retain(|k, x| x.is_array() || ["date", "duration"].contains(&k.as_str()));
+    let second = t.path("second.vllm.json");
+    std::fs::write(&second, serde_json::to_vec(&v).unwrap()).unwrap();
+    pp_ok(&[&"run", &"import", &t.run(), &"--point", &"second", &second]);
+    t.attest();
+    t.publish(false);
+    let text = std::fs::read_to_string(t.path("PUBLICATION.md")).unwrap();
+    assert!(
+        text.contains("| Point | Offered rate | Completed rate including drain |"),
+        "{text}"
+    );
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    for p in ["first", "second"] {
+        assert_eq!(
+            o.check(&format!("publication:point:2:{p}.ttft_s.p50"))["ok"],
+            true
+        );
+    }
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| first |") || l.starts_with("| second |"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    // The rows swapped: each point's cells are the other's.
+    let swapped = text
+        .replace("| first |", "| @@ |")
+        .replace("| second |", "| first |")
+        .replace("| @@ |", "| second |");
+    std::fs::write(t.path("PUBLICATION.md"), &swapped).unwrap();
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    o.assert_fails("publication:point:2:first.ttft_s.p50", "");
+    // One row at the shared rate, no point named.
+    let unnamed: String = text
+        .replace("| Point | Offered rate", "| Offered rate")
+        .replace("|---|---|---|---|---|---|---|", "|---|---|---|---|---|---|")
+        .replace("| first | ", "| ")
+        .lines()
+        .filter(|l| !l.starts_with("| second |"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(t.path("PUBLICATION.md"), &unnamed).unwrap();
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.code, 1, "{unnamed}\n{}", o.stdout);
+    o.assert_fails(
+        "publication:point:2.offered_rate",
+        "all declare this offered rate: a \\\"Point\\\" column names which point",
+    );
+    assert_eq!(
+        o.check("publication:point:2.ttft_s.p50")["reason"],
+        "not_checkable"
+    );
+    // A sentence about "the 2 request/s point".
+    std::fs::write(
+        t.path("PUBLICATION.md"),
+        format!("{text}\nThe 2 request/s point: 60/60 within limits.\n"),
+    )
+    .unwrap();
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stdout.contains("2 points of the run have 2 request/s"),
+        "{}",
+        o.stdout
+    );
+}
+
+/// A name a table cell would not show as written (`run new` makes none;
+/// an edited qualification.json can) is refused where two points share a
+/// rate (exit 2, naming it), and nothing is written.
+#[test]
+fn a_point_name_a_cell_cannot_show_is_refused_by_publish() {
     let t = Tour::with_points(&["first:rate=2,requests=60", "second:rate=2,requests=60"]);
     for p in ["first", "second"] {
         pp_ok(&[
@@ -806,18 +907,19 @@ fn two_points_at_the_same_rate_are_refused_by_publish() {
         ]);
     }
     t.attest();
-    let before = std::fs::read(t.in_run("qualification.json")).unwrap();
+    let q = t.in_run("qualification.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&q).unwrap()).unwrap();
+    doc["points"][0]["name"] = Value::from("a*b");
+    std::fs::write(&q, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let before = std::fs::read(&q).unwrap();
     let (code, _, err) = pp(&[&"publish", &t.run(), &"-o", &t.path("PUBLICATION.md")]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("points \"first\" and \"second\" have the same offered rate 2"),
+        err.contains("point \"a*b\": two points have one offered rate"),
         "{err}"
     );
     assert!(!t.path("PUBLICATION.md").exists());
-    assert_eq!(
-        std::fs::read(t.in_run("qualification.json")).unwrap(),
-        before
-    );
+    assert_eq!(std::fs::read(&q).unwrap(), before);
 }
 
 /// An honest stream that failed after its first token: the client records

@@ -123,6 +123,7 @@ fn measured_row(offered: f64, requests: u64, m: &PointMetrics, c: &Value) -> Mea
         }
     }
     MeasuredRow {
+        point: None,
         offered: format!("{offered} request/s"),
         completed: format!("{} request/s", s(&c["completed_rate"])),
         throughput: format!("{} tokens/s", s(&c["output_throughput"])),
@@ -354,23 +355,32 @@ fn manifest_lines(root: &Path, d: &Sha256Digest) -> Result<Option<(u64, u64)>, A
     Ok(None)
 }
 
-/// The measured-points table names each point by its offered rate (one
-/// row per rate, contract section 9): two points at one rate cannot both
-/// be published in it, so `publish` refuses rather than write a write-up
-/// that `verify --publication` refuses.
-fn distinct_rates(points: &[crate::run::qualification::Point]) -> Result<(), AdoptError> {
-    for (i, a) in points.iter().enumerate() {
-        if let Some(b) = points[..i]
-            .iter()
-            .find(|b| b.offered_rate == a.offered_rate)
-        {
-            return Err(AdoptError::Usage(format!(
-                "points {:?} and {:?} have the same offered rate {}: the measured-points table names each point by its offered rate, so a write-up cannot tell them apart; publish them in separate write-ups (a run per rate)",
-                b.name, a.name, a.offered_rate
-            )));
-        }
+/// Whether the measured-points table names each point (a `Point` column,
+/// contract section 9): only where two points have one offered rate, so
+/// that the table can tell them apart. Their names are then written as
+/// the run spells them, which a cell shows as written only in letters,
+/// digits, `.`, `_` and `-`: other names are refused rather than
+/// published as a cell that reads otherwise.
+fn names_points(points: &[crate::run::qualification::Point]) -> Result<bool, AdoptError> {
+    let shared = points
+        .iter()
+        .enumerate()
+        .any(|(i, a)| points[..i].iter().any(|b| b.offered_rate == a.offered_rate));
+    if !shared {
+        return Ok(false);
     }
-    Ok(())
+    let plain = |n: &str| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
+    if let Some(p) = points.iter().find(|p| !plain(&p.name)) {
+        return Err(AdoptError::Usage(format!(
+            "point {:?}: two points have one offered rate, so the measured-points table names each point in a \"Point\" column; a name written there is letters, digits, '.', '_' and '-' (rename the point in qualification.json)",
+            p.name
+        )));
+    }
+    Ok(true)
 }
 
 /// Computes the claims and the write-up of the run at `root`.
@@ -380,7 +390,7 @@ pub fn publish(
 ) -> Result<(Published, Vec<String>), AdoptError> {
     let mut run = RunFile::load(root)?;
     let q = run.qualification()?;
-    distinct_rates(&q.points)?;
+    let named = names_points(&q.points)?;
     let page = PageContext {
         verified_at: crate::timefmt::rfc3339_utc_now(),
         ..PageContext::default()
@@ -426,7 +436,9 @@ pub fn publish(
         if *current != c {
             changed = true;
         }
-        measured.push(measured_row(p.offered_rate, p.requests, &row.metrics, &c));
+        let mut m = measured_row(p.offered_rate, p.requests, &row.metrics, &c);
+        m.point = named.then(|| p.name.clone());
+        measured.push(m);
         run.point_mut(&p.name)?.insert("claims".into(), c);
     }
     if r.bundle.is_some() && changed {

@@ -26,6 +26,9 @@ pub struct PinnedRow {
 /// A row of the measured-points table (every cell as written).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasuredRow {
+    /// The point's name, written in a first `Point` column when any row
+    /// has one (two points at one offered rate).
+    pub point: Option<String>,
     /// "5 request/s".
     pub offered: String,
     /// "4.787 request/s".
@@ -65,6 +68,10 @@ pub const MEASURED_HEADER: [&str; 6] = [
     "Result",
 ];
 
+/// The header of the column that names each point, where two points have
+/// one offered rate.
+pub const POINT_COLUMN: &str = "Point";
+
 /// A cell as GFM writes it: `|` escaped (cells never hold a newline).
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -91,19 +98,29 @@ pub fn pinned_table(rows: &[PinnedRow]) -> Vec<String> {
 
 /// The measured-points table's lines.
 pub fn measured_table(rows: &[MeasuredRow]) -> Vec<String> {
+    let named = rows.iter().any(|r| r.point.is_some());
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            vec![
+            let mut cells = vec![
                 r.offered.clone(),
                 r.completed.clone(),
                 r.throughput.clone(),
                 r.ttft.clone(),
                 r.tpot.clone(),
                 r.result.clone(),
-            ]
+            ];
+            if named {
+                cells.insert(0, r.point.clone().unwrap_or_default());
+            }
+            cells
         })
         .collect();
+    if named {
+        let mut header = vec![POINT_COLUMN];
+        header.extend(MEASURED_HEADER);
+        return table(&header, &body);
+    }
     table(&MEASURED_HEADER, &body)
 }
 
@@ -282,6 +299,7 @@ mod tests {
                 value: "org/m".into(),
             }],
             vec![MeasuredRow {
+                point: None,
                 offered: "5 request/s".into(),
                 completed: "4.787 request/s".into(),
                 throughput: "306.4 tokens/s".into(),

@@ -74,7 +74,10 @@ pub const PERCENTILES: &[(&str, u16)] = &[
 /// What a measured-points column is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColumnKind {
-    /// The offered rate (the row's key).
+    /// The point's name, as the run names it: the row's key where two
+    /// points have one offered rate.
+    Point,
+    /// The offered rate (the row's key when there is no point column).
     Offered,
     /// The measured send rate.
     SentRate,
@@ -129,6 +132,13 @@ pub struct ColumnForm {
 /// the form has one, then at most one qualifier, then optionally
 /// `(<unit>)`; nothing else.
 pub const COLUMN_FORMS: &[ColumnForm] = &[
+    ColumnForm {
+        words: "Point",
+        kind: ColumnKind::Point,
+        percentiles: false,
+        qualifiers: &[],
+        dims: &[],
+    },
     ColumnForm {
         words: "Offered rate",
         kind: ColumnKind::Offered,

@@ -1,8 +1,9 @@
 //! The measured-points rows: every header cell read by the column grammar
 //! ([`grammar::header`]), every cell consumed completely (`<num> <unit>`,
 //! or `a / b / c <unit>` for a percentile list, the unit in the cell or the
-//! header's parentheses; the result form), one row per offered rate across
-//! every measured-points table, and no (rate, column) published twice.
+//! header's parentheses; the result form), one row per offered rate (or,
+//! in a table with a `Point` column, per point name) across every
+//! measured-points table, and no (point, column) published twice.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ fn metrics(h: &Header) -> Vec<Metric> {
         ColumnKind::OutputThroughput => vec![Metric::OutputThroughput(per(h.qualifier))],
         ColumnKind::Ttft => h.percentiles.iter().map(|p| Metric::Ttft(*p)).collect(),
         ColumnKind::Tpot => h.percentiles.iter().map(|p| Metric::Tpot(*p)).collect(),
-        ColumnKind::Offered | ColumnKind::Result => Vec::new(),
+        ColumnKind::Point | ColumnKind::Offered | ColumnKind::Result => Vec::new(),
     }
 }
 
@@ -111,6 +112,39 @@ fn offered(cell: &str, unit: Option<&(String, Dim)>) -> Result<Decimal, String> 
     }
 }
 
+/// A `Point` cell: the name of the row's point, never empty.
+fn point_name(cell: &str) -> Result<String, String> {
+    if cell.is_empty() {
+        return Err("the cell is empty: a point column names the run's point of each row".into());
+    }
+    Ok(cell.to_string())
+}
+
+/// A measured-points table's header cells, read, and the index of its
+/// offered-rate column.
+fn table_headers(t: &Table, origin: &str) -> Result<(Vec<Header>, usize), PublicationError> {
+    let mut headers = Vec::new();
+    for h in &t.header {
+        headers.push(
+            grammar::header(&h.text).map_err(|reason| PublicationError::BadHeader {
+                origin: origin.into(),
+                line: t.line,
+                header: h.text.clone(),
+                reason,
+            })?,
+        );
+    }
+    let Some(oi) = headers.iter().position(|h| h.kind == ColumnKind::Offered) else {
+        return Err(PublicationError::BadHeader {
+            origin: origin.into(),
+            line: t.line,
+            header: t.header.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" | "),
+            reason: "a measured-points table needs an \"Offered rate\" column to say which point each row is".into(),
+        });
+    };
+    Ok((headers, oi))
+}
+
 pub(super) fn point_rows(
     tables: &[&Table],
     origin: &str,
@@ -124,25 +158,8 @@ pub(super) fn point_rows(
             .iter()
             .map(|h| Arc::from(h.text.as_str()))
             .collect();
-        let mut headers = Vec::new();
-        for h in &t.header {
-            headers.push(grammar::header(&h.text).map_err(|reason| {
-                PublicationError::BadHeader {
-                    origin: origin.into(),
-                    line: t.line,
-                    header: h.text.clone(),
-                    reason,
-                }
-            })?);
-        }
-        let Some(oi) = headers.iter().position(|h| h.kind == ColumnKind::Offered) else {
-            return Err(PublicationError::BadHeader {
-                origin: origin.into(),
-                line: t.line,
-                header: t.header.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" | "),
-                reason: "a measured-points table needs an \"Offered rate\" column to say which point each row is".into(),
-            });
-        };
+        let (headers, oi) = table_headers(t, origin)?;
+        let pi = headers.iter().position(|h| h.kind == ColumnKind::Point);
         for row in &t.rows {
             let bad = |column: &str, cell: &str, reason: String| PublicationError::BadCell {
                 origin: origin.into(),
@@ -161,21 +178,41 @@ pub(super) fn point_rows(
                 };
                 bad(oh, text(oi), format!("{e}{hint}"))
             })?;
-            let key = format!("{}", rate.value);
+            let point = match pi {
+                Some(pi) => Some(point_name(text(pi)).map_err(|e| bad(&t.header[pi].text, "", e))?),
+                None => None,
+            };
+            let key = match &point {
+                Some(name) => format!("point {name}"),
+                None => format!("rate {}", rate.value),
+            };
             let at = match by_rate.get(&key) {
                 Some(i) => *i,
                 None => {
                     out.push(PointRow {
                         line: row.line,
                         offered: rate.clone(),
+                        point: point.clone(),
                         cells: Vec::new(),
                     });
                     by_rate.insert(key.clone(), out.len() - 1);
                     out.len() - 1
                 }
             };
+            if out[at].point.is_some() && out[at].offered.value != rate.value {
+                return Err(bad(
+                    oh,
+                    text(oi),
+                    format!(
+                        "point {:?} is published at offered rate {} at line {}",
+                        point.unwrap_or_default(),
+                        out[at].offered.text,
+                        out[at].line
+                    ),
+                ));
+            }
             for (i, h) in headers.iter().enumerate() {
-                if i == oi {
+                if i == oi || Some(i) == pi {
                     continue;
                 }
                 let column = &columns[i];
@@ -234,9 +271,14 @@ pub(super) fn point_rows(
                             column,
                             cell,
                             format!(
-                            "the same value (offered rate {}, {}) is already published at line {}",
-                            rate.text, c.key(), prev.line
-                        ),
+                                "the same value ({}, {}) is already published at line {}",
+                                match &out[at].point {
+                                    Some(n) => format!("point {n:?}, offered rate {}", rate.text),
+                                    None => format!("offered rate {}", rate.text),
+                                },
+                                c.key(),
+                                prev.line
+                            ),
                         ));
                     }
                     out[at].cells.push(c);

@@ -149,6 +149,35 @@ fn every_table_is_pinned_measured_or_named_unchecked() {
 }
 
 #[test]
+fn a_point_column_keys_the_rows_by_name() {
+    let head = "| Point | Offered rate | Result |\n|---|---|---|\n";
+    let t = format!(
+        "{head}| a | 2 request/s | 1/1 within limits |\n| b | 2 request/s | 1/1 within limits |\n"
+    );
+    let p = Publication::parse(&t, "w.md").unwrap();
+    let keys: Vec<String> = p.points.iter().map(|r| r.key()).collect();
+    assert_eq!(keys, ["2:a", "2:b"]);
+    let cases = [
+        (
+            format!("{head}| a | 2 request/s | 1/1 within limits |\n| a | 3 request/s | 1/1 within limits |\n"),
+            "point \"a\" is published at offered rate 2 at line 3",
+        ),
+        (
+            format!("{head}|  | 2 request/s | 1/1 within limits |\n"),
+            "a point column names the run's point of each row",
+        ),
+        (
+            format!("{head}| a | 2 request/s | 1/1 within limits |\n| a | 2 request/s | 1/1 within limits |\n"),
+            "the same value (point \"a\", offered rate 2, result) is already published at line 3",
+        ),
+    ];
+    for (text, want) in cases {
+        let err = Publication::parse(&text, "w.md").unwrap_err().to_string();
+        assert!(err.contains(want), "{want:?} not in {err:?}");
+    }
+}
+
+#[test]
 fn percentiles_are_read_in_the_order_written() {
     let e = excerpt()
         .replace("TTFT p50 / p95 / p99", "TTFT p99 / p95 / p50.0")

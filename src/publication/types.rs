@@ -316,16 +316,30 @@ impl Cell {
     }
 }
 
-/// One offered rate of the measured-points tables: its cells from every
-/// table that publishes the rate.
+/// One point of the measured-points tables (by its offered rate, or by its
+/// name where a `Point` column gives it): its cells from every table that
+/// publishes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointRow {
     /// The line of its first row.
     pub line: usize,
     /// The offered rate, requests/s, as published.
     pub offered: Decimal,
+    /// The point's name, when its table has a `Point` column.
+    pub point: Option<String>,
     /// Every other cell.
     pub cells: Vec<Cell>,
+}
+
+impl PointRow {
+    /// The row's part of its check ids: the offered rate as written, and
+    /// `:<name>` when a `Point` column names the point.
+    pub fn key(&self) -> String {
+        match &self.point {
+            Some(name) => format!("{}:{name}", self.offered.text),
+            None => self.offered.text.clone(),
+        }
+    }
 }
 
 /// A table of the rendered write-up that is neither a pinned-inputs nor a

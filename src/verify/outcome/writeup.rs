@@ -212,9 +212,10 @@ struct CellIndex<'p> {
     pinned: HashMap<usize, &'p str>,
     /// (line, column header) -> the check-id bases of the cell's values.
     measured: HashMap<(usize, &'p str), Vec<String>>,
-    /// line -> the offered rate of the point row written there (the
-    /// first, as a reader meets them).
-    offered: HashMap<usize, &'p str>,
+    /// line -> the id part of the point row written there (its offered
+    /// rate, and its name where a `Point` column gives it; the first, as a
+    /// reader meets them).
+    offered: HashMap<usize, String>,
 }
 
 impl<'p> CellIndex<'p> {
@@ -226,17 +227,14 @@ impl<'p> CellIndex<'p> {
         let mut measured: HashMap<(usize, &str), Vec<String>> = HashMap::new();
         let mut offered = HashMap::new();
         for row in &p.points {
-            offered.entry(row.line).or_insert(row.offered.text.as_str());
+            let key = row.key();
+            offered.entry(row.line).or_insert_with(|| key.clone());
             for c in &row.cells {
-                offered.entry(c.line).or_insert(row.offered.text.as_str());
+                offered.entry(c.line).or_insert_with(|| key.clone());
                 measured
                     .entry((c.line, &*c.column))
                     .or_default()
-                    .push(format!(
-                        "publication:point:{}.{}",
-                        row.offered.text,
-                        c.key()
-                    ));
+                    .push(format!("publication:point:{key}.{}", c.key()));
             }
         }
         CellIndex {
@@ -270,7 +268,8 @@ impl<'p> CellIndex<'p> {
         for base in self.measured.get(&(line, header)).into_iter().flatten() {
             ids.extend(index.family(base));
         }
-        let offered = header.to_ascii_lowercase().starts_with("offered");
+        let h = header.to_ascii_lowercase();
+        let offered = h.starts_with("offered") || h.trim() == "point";
         if ids.is_empty() && offered {
             if let Some(rate) = self.offered.get(&line) {
                 ids = index.family(&format!("publication:point:{rate}.offered_rate"));

@@ -69,6 +69,58 @@ fn divisor(ctx: &Context<'_>, metric: Metric) -> Result<Option<(f64, String)>, S
     }
 }
 
+/// Where a line of a measured-points row is: `<origin>:<line> (offered
+/// rate <r> request/s[, point "<name>"])`.
+fn row_at(origin: &str, row: &crate::publication::PointRow, line: usize) -> String {
+    let named = row
+        .point
+        .as_ref()
+        .map(|n| format!(", point {n:?}"))
+        .unwrap_or_default();
+    format!(
+        "{origin}:{line} (offered rate {} request/s{named})",
+        row.offered.text
+    )
+}
+
+/// The point of the run a measured-points row publishes: the one of its
+/// name (at the row's offered rate) where a `Point` column names it, else
+/// the one point that declares the row's offered rate.
+fn row_point<'q>(
+    row: &crate::publication::PointRow,
+    ctx: &Context<'q>,
+) -> Result<&'q Point, String> {
+    let points = &ctx.q.points;
+    if let Some(name) = &row.point {
+        let qp = points
+            .iter()
+            .find(|qp| qp.name == *name)
+            .ok_or_else(|| format!("no point of the run is named {name:?}"))?;
+        if !same_number(qp.offered_rate, row.offered.value) {
+            return Err(format!(
+                "point {name:?} declares {} request/s, the row {}",
+                qp.offered_rate, row.offered.text
+            ));
+        }
+        return Ok(qp);
+    }
+    let at: Vec<_> = points
+        .iter()
+        .filter(|qp| same_number(qp.offered_rate, row.offered.value))
+        .collect();
+    match at.as_slice() {
+        [] => Err("no point of the run declares this offered rate".into()),
+        [qp] => Ok(qp),
+        more => Err(format!(
+            "the points {} all declare this offered rate: a \"Point\" column names which point each row is",
+            more.iter()
+                .map(|qp| format!("{:?}", qp.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
 pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
     if p.measured_tables.is_empty() && p.points.is_empty() {
         report.push(Check::fail(
@@ -80,11 +132,10 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
     // Every declared point is published and every published row is a point.
     let mut missing = Vec::new();
     for qp in &ctx.q.points {
-        if !p
-            .points
-            .iter()
-            .any(|r| same_number(r.offered.value, qp.offered_rate))
-        {
+        if !p.points.iter().any(|r| match &r.point {
+            Some(name) => *name == qp.name,
+            None => same_number(r.offered.value, qp.offered_rate),
+        }) {
             missing.push(format!("{} ({} request/s)", qp.name, qp.offered_rate));
         }
     }
@@ -108,29 +159,26 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
         )
     });
     for row in &p.points {
-        let rate = &row.offered.text;
-        let base = format!("publication:point:{rate}");
-        let at = format!("{}:{} (offered rate {rate} request/s)", p.origin, row.line);
-        let cell_line =
-            |line: usize| format!("{}:{line} (offered rate {rate} request/s)", p.origin);
-        let found = ctx
-            .q
-            .points
-            .iter()
-            .enumerate()
-            .find(|(_, qp)| same_number(qp.offered_rate, row.offered.value));
-        let Some((_, qp)) = found else {
-            report.push(Check::fail(
-                format!("{base}.offered_rate"),
-                format!("{at}: no point of the run declares this offered rate"),
-            ));
-            for c in &row.cells {
-                report.push(Check::not_checkable(
-                    format!("{base}.{}", c.key()),
-                    format!("{at}: the row is no point of the run"),
+        let base = format!("publication:point:{}", row.key());
+        let cell_line = |line: usize| row_at(&p.origin, row, line);
+        let at = cell_line(row.line);
+        let qp = match row_point(row, ctx) {
+            Ok(qp) => qp,
+            Err(why) => {
+                report.push(Check::fail(
+                    format!("{base}.offered_rate"),
+                    format!("{at}: {why}"),
                 ));
+                for c in &row.cells {
+                    report.push(Check::not_checkable(
+                        format!("{base}.{}", c.key()),
+                        format!(
+                            "{at}: the row is no one point of the run (see {base}.offered_rate)"
+                        ),
+                    ));
+                }
+                continue;
             }
-            continue;
         };
         let rec = ctx.rows.iter().find(|r| r.name == qp.name);
         report.push(Check::pass(

@@ -173,6 +173,20 @@ fn result(scope: &Scope, within: u64, of: u64, bad: &[Option<u64>; 3], ctx: &Con
             "not every point's records could be recomputed".into()
         });
     }
+    if let Scope::Rate(d) = scope {
+        let declared = ctx
+            .q
+            .points
+            .iter()
+            .filter(|p| (p.offered_rate - d.value).abs() < 1e-9)
+            .count();
+        if declared > 1 {
+            return f.fails(format!(
+                "{declared} points of the run have {} request/s: \"the {} request/s point\" is no one point",
+                d.text, d.text
+            ));
+        }
+    }
     if rows.is_empty() {
         return f.fails("no point of the run has this offered rate");
     }

@@ -367,6 +367,10 @@ pub fn full_manifests(ctx: &Context<'_>) -> Found {
     )
 }
 
+fn same_rate(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
 /// The point a statement names: its index in the run.
 fn point_index(which: &Which, ctx: &Context<'_>) -> Result<usize, String> {
     let pts = &ctx.q.points;
@@ -375,6 +379,12 @@ fn point_index(which: &Which, ctx: &Context<'_>) -> Result<usize, String> {
             "\"lower-rate\" or \"higher-rate\" point of a run of {} points",
             pts.len()
         )),
+        Which::Lower | Which::Higher if same_rate(pts[0].offered_rate, pts[1].offered_rate) => {
+            Err(format!(
+                "\"lower-rate\" or \"higher-rate\" point of a run whose two points both have {} request/s",
+                pts[0].offered_rate
+            ))
+        }
         Which::Lower | Which::Higher => {
             let lower = usize::from(pts[1].offered_rate < pts[0].offered_rate);
             Ok(if matches!(which, Which::Lower) {
@@ -383,10 +393,21 @@ fn point_index(which: &Which, ctx: &Context<'_>) -> Result<usize, String> {
                 1 - lower
             })
         }
-        Which::Rate(d) => pts
-            .iter()
-            .position(|p| (p.offered_rate - d.value).abs() < 1e-9)
-            .ok_or_else(|| format!("no point of the run has {} request/s", d.text)),
+        Which::Rate(d) => {
+            let at: Vec<usize> = (0..pts.len())
+                .filter(|i| same_rate(pts[*i].offered_rate, d.value))
+                .collect();
+            match at.as_slice() {
+                [i] => Ok(*i),
+                [] => Err(format!("no point of the run has {} request/s", d.text)),
+                more => Err(format!(
+                    "{} points of the run have {} request/s: \"the {} request/s point\" is no one point",
+                    more.len(),
+                    d.text,
+                    d.text
+                )),
+            }
+        }
     }
 }
 
