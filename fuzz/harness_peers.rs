@@ -12,7 +12,8 @@ use proofpack::peers::{self, inferencex, receipt, results, Format};
 /// beyond "no panic, no hang": reading from memory never fails with an I/O
 /// error, and the report's summary agrees with its checks.
 pub fn run_results(data: &[u8]) {
-    let objs = match results::parse_results_limited(data, Path::new("fuzz.json"), 100_000) {
+    let objs = match results::parse_results_limited(data, Path::new("fuzz.json"), 100_000, u64::MAX)
+    {
         Ok(o) => o,
         Err(results::ResultsError::Io { .. }) => panic!("reading from memory gave an I/O error"),
         Err(_) => return,
@@ -41,7 +42,8 @@ pub fn run_row(data: &[u8]) {
     let g = rest.first().copied().unwrap_or(0);
     let gpus = Some(u64::from(g & 0x7f)).filter(|g| *g > 0);
     let row = rest.get(1..).unwrap_or(&[]);
-    let Ok(objs) = results::parse_results_limited(raw, Path::new("raw.json"), 100_000) else {
+    let Ok(objs) = results::parse_results_limited(raw, Path::new("raw.json"), 100_000, u64::MAX)
+    else {
         return;
     };
     let query = inferencex::RowQuery {

@@ -607,7 +607,7 @@ fn a_kept_result_file_huge_in_values_is_refused_at_the_points_budget() {
 #[test]
 fn a_kept_result_file_of_more_requests_than_declared_is_refused() {
     // 100,000 requests where the point declares 60: within the budget of
-    // values, refused by count before any record is rendered.
+    // values, refused at the 62nd entry of an array, as it streams.
     let mut v: Value = serde_json::from_slice(&std::fs::read(generated_vllm()).unwrap()).unwrap();
     for key in [
         "input_lens",
@@ -632,7 +632,7 @@ fn a_kept_result_file_of_more_requests_than_declared_is_refused() {
     }
     hostile_source_is_refused_in_bounded_memory(
         &serde_json::to_vec(&v).unwrap(),
-        "holds 100000 requests; the point \\\"rate-2\\\" declares 60",
+        "point \\\"rate-2\\\" declares 60 request(s) (requests + warmup), and its result file is read with at most one request more",
     );
 }
 

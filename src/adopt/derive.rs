@@ -288,7 +288,11 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
     let mut offsets: Vec<(Option<f64>, Option<f64>)> = Vec::with_capacity(n);
     for i in 0..n {
         let ttft = ttfts[i];
-        let gaps = itls.row(i);
+        let gaps = Gaps {
+            sum: itls.sum(i),
+            count: itls.count(i),
+            negative: itls.has_negative(i),
+        };
         let bad = |why: String| fail(file, p, i, why);
         readings(i, start[i], ttft, gaps, lat.map(|l| l[i])).map_err(&bad)?;
         if kinds[i] != RequestError::None {
@@ -302,11 +306,11 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
                 output[i]
             )));
         }
-        let sum: f64 = gaps.iter().fold(0.0, |s, g| s + g);
+        let sum = gaps.sum;
         let end = match lat {
             None => ttft + sum,
             Some(l) => {
-                agree(i, l[i], ttft, sum, gaps.len(), start[i]).map_err(&bad)?;
+                agree(i, l[i], ttft, sum, gaps.count, start[i]).map_err(&bad)?;
                 l[i]
             }
         };
@@ -328,7 +332,7 @@ pub fn derive(obj: &ResultObject, p: &Params, file: &str) -> Result<Records, Der
         let first_token_at = first.map(|t| sent_at + t);
         let finished_at = match (end, lat, first_token_at) {
             (None, _, _) => None,
-            (Some(_), None, Some(ft)) => Some(ft + itls.row(i).iter().fold(0.0, |s, g| s + g)),
+            (Some(_), None, Some(ft)) => Some(ft + itls.sum(i)),
             (Some(e), _, _) => Some(sent_at + e),
         };
         let times = [Some(sent_at), first_token_at, finished_at];
@@ -416,7 +420,16 @@ fn shape(
 /// a reading of a clock (finite, not negative, at most [`MAX_CLOCK_S`]),
 /// its TTFT, gaps and latency durations (finite, not negative), its end
 /// reading within the clock's range too.
-fn readings(i: usize, start: f64, ttft: f64, gaps: &[f64], lat: Option<f64>) -> Result<(), String> {
+/// A request's inter-token gaps as the reader keeps them: their sum (added
+/// in order from 0.0), count and sign.
+#[derive(Clone, Copy)]
+struct Gaps {
+    sum: f64,
+    count: usize,
+    negative: bool,
+}
+
+fn readings(i: usize, start: f64, ttft: f64, gaps: Gaps, lat: Option<f64>) -> Result<(), String> {
     if !(start.is_finite() && (0.0..=MAX_CLOCK_S).contains(&start)) {
         return Err(format!(
             "start_times[{i}] = {start} is not a clock reading (finite, from 0 to {MAX_CLOCK_S} s, where a double resolves a microsecond): import the result file the client wrote, unchanged"
@@ -427,7 +440,7 @@ fn readings(i: usize, start: f64, ttft: f64, gaps: &[f64], lat: Option<f64>) -> 
             "ttfts[{i}] = {ttft} is not a duration (finite, not negative)"
         ));
     }
-    if gaps.iter().any(|g| !(g.is_finite() && *g >= 0.0)) {
+    if gaps.negative || !gaps.sum.is_finite() {
         return Err(format!("itls[{i}] holds a negative or non-finite gap"));
     }
     if let Some(l) = lat {

@@ -72,9 +72,14 @@ impl RecordDeriver for PeerDeriver {
         }
         let declared = point.requests.saturating_add(point.warmup);
         let budget = value_budget(declared);
-        let objects =
-            parse_results_limited(std::io::BufReader::new(content), Path::new(file), budget)
-                .map_err(|e: ResultsError| over_budget(e.to_string(), point, declared, budget))?;
+        let rows = declared.saturating_add(1);
+        let objects = parse_results_limited(
+            std::io::BufReader::new(content),
+            Path::new(file),
+            budget,
+            rows,
+        )
+        .map_err(|e: ResultsError| over_budget(e.to_string(), point, declared, budget))?;
         let i = single(&objects, file).map_err(|e| e.to_string())?;
         let records =
             derive(&objects[i], &Params::of(point, source), file).map_err(|e| e.to_string())?;
@@ -91,6 +96,13 @@ impl RecordDeriver for PeerDeriver {
 
 /// The reading error, with the point's budget where the file went over it.
 fn over_budget(message: String, point: &Point, declared: u64, budget: u64) -> String {
+    let rows = declared.saturating_add(1);
+    if message.contains(&format!("more than {rows} requests in one file")) {
+        return format!(
+            "{message}: point {:?} declares {declared} request(s) (requests + warmup), and its result file is read with at most one request more; a file of more requests is not this point's",
+            point.name
+        );
+    }
     if budget == MAX_VALUES || !message.contains(&format!("more than {budget} per-request values"))
     {
         return message;

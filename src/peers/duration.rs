@@ -27,7 +27,7 @@ fn request_times(a: &Arrays, n: usize) -> Option<(Vec<f64>, &'static str)> {
     let mut v = t.clone();
     if let Some(itls) = &a.itls {
         for (i, x) in v.iter_mut().enumerate().take(n) {
-            *x += itls.row(i).iter().sum::<f64>();
+            *x += itls.sum(i);
         }
         Some((
             v,

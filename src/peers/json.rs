@@ -119,9 +119,23 @@ pub struct Budget<'b> {
     pub left: &'b mut u64,
     /// The limit, for the message.
     pub limit: u64,
+    /// The most entries of one per-request array (the requests a file may
+    /// hold).
+    pub rows: u64,
 }
 
 impl Budget<'_> {
+    /// Takes one entry of a per-request array that holds `len` already.
+    fn entry<E: serde::de::Error>(&mut self, what: &str, len: usize) -> Result<(), E> {
+        if len as u64 >= self.rows {
+            return Err(E::custom(format!(
+                "{what}: more than {} requests in one file (the reading limit)",
+                self.rows
+            )));
+        }
+        self.take(what)
+    }
+
     fn take<E: serde::de::Error>(&mut self, what: &str) -> Result<(), E> {
         if *self.left == 0 {
             return Err(E::custom(format!(
@@ -219,7 +233,7 @@ impl<'de> Visitor<'de> for NumArray<'_, '_> {
             };
             match seq.next_element_seed(el)? {
                 Some(v) => {
-                    self.budget.take(self.key)?;
+                    self.budget.entry(self.key, out.len())?;
                     out.push(v);
                 }
                 None => return Ok(out),
@@ -228,29 +242,100 @@ impl<'de> Visitor<'de> for NumArray<'_, '_> {
     }
 }
 
-/// A list of lists of numbers (vLLM's `itls`), flattened: the values in
-/// order and where each request's list ends.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The most values of a [`Ragged`] kept one by one (16 MiB of them): past
+/// it, each row keeps only its count, sum and sign, so a file of many
+/// tokens costs memory by its requests, not by its tokens.
+pub const RAGGED_KEPT_VALUES: usize = 2 << 20;
+
+/// What a row of a [`Ragged`] always keeps: its count, its sum (added in
+/// order from 0.0) and whether a value was negative.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct RowSum {
+    sum: f64,
+    count: u32,
+    negative: bool,
+}
+
+/// A list of lists of numbers (vLLM's `itls`): each row's count, sum and
+/// sign, and its values while the whole holds at most
+/// [`RAGGED_KEPT_VALUES`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ragged {
-    /// Every value, request after request.
-    pub values: Vec<f64>,
-    /// `ends[i]` is the end of request `i`'s values in `values`.
-    pub ends: Vec<usize>,
+    /// Every value, request after request, while kept.
+    values: Vec<f64>,
+    /// `ends[i]` is the end of request `i`'s values in `values`, while
+    /// kept.
+    ends: Vec<usize>,
+    rows: Vec<RowSum>,
+    kept: bool,
+}
+
+impl Default for Ragged {
+    fn default() -> Ragged {
+        Ragged {
+            values: Vec::new(),
+            ends: Vec::new(),
+            rows: Vec::new(),
+            kept: true,
+        }
+    }
 }
 
 impl Ragged {
-    /// Request `i`'s values.
-    pub fn row(&self, i: usize) -> &[f64] {
+    /// Request `i`'s values, while the values are kept.
+    pub fn row(&self, i: usize) -> Option<&[f64]> {
+        if !self.kept {
+            return None;
+        }
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.values[start..self.ends[i]]
+        Some(&self.values[start..self.ends[i]])
+    }
+    /// The sum of request `i`'s values, added in order from 0.0.
+    pub fn sum(&self, i: usize) -> f64 {
+        self.rows[i].sum
+    }
+    /// How many values request `i` has.
+    pub fn count(&self, i: usize) -> usize {
+        self.rows[i].count as usize
+    }
+    /// Whether request `i` has a negative value.
+    pub fn has_negative(&self, i: usize) -> bool {
+        self.rows[i].negative
+    }
+    /// Whether every value is kept (not only each row's sum).
+    pub fn values_kept(&self) -> bool {
+        self.kept
     }
     /// Number of requests.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.rows.len()
     }
     /// True when there are no requests.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.rows.is_empty()
+    }
+    /// Adds a value to the last row.
+    fn push(&mut self, v: f64) {
+        let r = self.rows.last_mut().expect("a row is open");
+        r.sum += v;
+        r.count = r.count.saturating_add(1);
+        r.negative |= v < 0.0;
+        if !self.kept {
+            return;
+        }
+        if self.values.len() == RAGGED_KEPT_VALUES {
+            self.kept = false;
+            self.values = Vec::new();
+            self.ends = Vec::new();
+            return;
+        }
+        self.values.push(v);
+    }
+    /// Closes the last row.
+    fn end_row(&mut self) {
+        if self.kept {
+            self.ends.push(self.values.len());
+        }
     }
 }
 
@@ -265,7 +350,7 @@ pub struct RaggedArray<'a, 'b> {
 struct Row<'a, 'b, 'c> {
     key: &'a str,
     index: usize,
-    out: &'c mut Vec<f64>,
+    out: &'c mut Ragged,
     budget: &'c mut Budget<'b>,
 }
 
@@ -282,6 +367,7 @@ impl<'de> Visitor<'de> for Row<'_, '_, '_> {
         write!(f, "an array of numbers at {}[{}]", self.key, self.index)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.out.rows.push(RowSum::default());
         loop {
             let el = NumElem {
                 key: self.key,
@@ -293,7 +379,10 @@ impl<'de> Visitor<'de> for Row<'_, '_, '_> {
                     self.budget.take(self.key)?;
                     self.out.push(v);
                 }
-                None => return Ok(()),
+                None => {
+                    self.out.end_row();
+                    return Ok(());
+                }
             }
         }
     }
@@ -316,14 +405,13 @@ impl<'de> Visitor<'de> for RaggedArray<'_, '_> {
         loop {
             let row = Row {
                 key: self.key,
-                index: r.ends.len(),
-                out: &mut r.values,
+                index: r.len(),
+                out: &mut r,
                 budget: self.budget,
             };
             match seq.next_element_seed(row)? {
                 Some(()) => {
-                    self.budget.take(self.key)?;
-                    r.ends.push(r.values.len());
+                    self.budget.entry(self.key, r.len() - 1)?;
                 }
                 None => return Ok(r),
             }
@@ -376,7 +464,7 @@ impl<'de> Visitor<'de> for ErrorsArray<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<RequestError>, A::Error> {
         let mut out = Vec::new();
         while let Some(e) = seq.next_element_seed(ErrElem(out.len()))? {
-            self.budget.take("errors")?;
+            self.budget.entry("errors", out.len())?;
             out.push(e);
         }
         Ok(out)
@@ -407,7 +495,7 @@ impl<'de> Visitor<'de> for CountArray<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
         let mut n = 0usize;
         while seq.next_element_seed(StrictIgnore)?.is_some() {
-            self.budget.take(self.key)?;
+            self.budget.entry(self.key, n)?;
             n += 1;
         }
         Ok(n)

@@ -153,6 +153,7 @@ impl ResultObject {
 thread_local! {
     static BUDGET_LEFT: Cell<u64> = const { Cell::new(MAX_VALUES) };
     static LIMIT: Cell<u64> = const { Cell::new(MAX_VALUES) };
+    static ROWS: Cell<u64> = const { Cell::new(u64::MAX) };
 }
 
 impl<'de> Deserialize<'de> for ResultObject {
@@ -187,6 +188,7 @@ fn read_fields<'de, A: MapAccess<'de>>(
     let mut budget = Budget {
         left,
         limit: LIMIT.with(Cell::get),
+        rows: ROWS.with(Cell::get),
     };
     let mut seen = BTreeSet::new();
     let mut r = ResultObject::default();
@@ -250,17 +252,20 @@ pub fn read_results(path: &Path) -> Result<Vec<ResultObject>, ResultsError> {
 
 /// Reads every result object from a reader; `path` names it in errors.
 pub fn parse_results<R: Read>(reader: R, path: &Path) -> Result<Vec<ResultObject>, ResultsError> {
-    parse_results_limited(reader, path, MAX_VALUES)
+    parse_results_limited(reader, path, MAX_VALUES, u64::MAX)
 }
 
-/// [`parse_results`] with another limit on the per-request values.
+/// [`parse_results`] with another limit on the per-request values, and on
+/// the entries of each per-request array (`max_requests`).
 pub fn parse_results_limited<R: Read>(
     reader: R,
     path: &Path,
     max_values: u64,
+    max_requests: u64,
 ) -> Result<Vec<ResultObject>, ResultsError> {
     BUDGET_LEFT.with(|b| b.set(max_values));
     LIMIT.with(|l| l.set(max_values));
+    ROWS.with(|l| l.set(max_requests));
     let stream = serde_json::Deserializer::from_reader(reader).into_iter::<ResultObject>();
     let mut out = Vec::new();
     for item in stream {
@@ -323,10 +328,63 @@ mod tests {
         assert_eq!(r[0].num("completed"), Some(2.0));
         assert_eq!(r[0].arrays.ttfts, Some(vec![0.1, 0.2]));
         let itls = r[0].arrays.itls.as_ref().unwrap();
-        assert_eq!(itls.row(0), &[0.01, 0.02]);
-        assert_eq!(itls.row(1), &[] as &[f64]);
+        assert_eq!(itls.row(0), Some(&[0.01, 0.02][..]));
+        assert_eq!(itls.row(1), Some(&[] as &[f64]));
         assert_eq!(r[0].arrays.success, Some(vec![true, true]));
         assert_eq!(r[0].get("x"), Some(&Scalar::Object));
+    }
+
+    /// Past [`RAGGED_KEPT_VALUES`] inter-token latencies, each request
+    /// keeps its count, sum and sign only: the same sums, no values, and
+    /// the ITL statistics said not recomputed rather than computed from a
+    /// part.
+    #[test]
+    fn many_itls_are_kept_as_sums() {
+        use crate::peers::json::RAGGED_KEPT_VALUES;
+        let per = 1000;
+        let rows = RAGGED_KEPT_VALUES / per + 2;
+        let row = format!("[{}0.5]", "0.25,".repeat(per - 1));
+        let mut text = String::from("{\"itls\": [");
+        for i in 0..rows {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(if i == 3 { "[0.5,-0.25]" } else { &row });
+        }
+        text.push_str("]}");
+        let r = parse(&text).unwrap();
+        let itls = r[0].arrays.itls.as_ref().unwrap();
+        assert!(!itls.values_kept());
+        assert_eq!(itls.len(), rows);
+        assert_eq!(itls.row(0), None);
+        assert_eq!(itls.count(rows - 1), per);
+        assert_eq!(itls.sum(rows - 1), 0.25 * (per - 1) as f64 + 0.5);
+        assert!(itls.has_negative(3) && !itls.has_negative(4));
+        let small = parse("{\"itls\": [[0.5,-0.25], [1]]}").unwrap();
+        let s = small[0].arrays.itls.as_ref().unwrap();
+        assert!(s.values_kept());
+        assert_eq!((s.sum(0), s.count(0), s.has_negative(0)), (0.25, 2, true));
+    }
+
+    #[test]
+    fn a_per_request_array_past_its_requests_is_refused_as_it_streams() {
+        for key in ["ttfts", "itls", "errors", "generated_texts"] {
+            let entry = match key {
+                "itls" => "[]",
+                "errors" => "\"\"",
+                "generated_texts" => "\"t\"",
+                _ => "0.5",
+            };
+            let text = format!("{{\"{key}\": [{}]}}", [entry; 4].join(","));
+            let err = parse_results_limited(text.as_bytes(), Path::new("t.json"), 1000, 3)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key}: more than 3 requests in one file")),
+                "{err}"
+            );
+            assert!(parse_results_limited(text.as_bytes(), Path::new("t.json"), 1000, 4).is_ok());
+        }
     }
 
     #[test]
@@ -347,7 +405,7 @@ mod tests {
                 Ok(buf.len())
             }
         }
-        let r = parse_results_limited(head.chain(Endless(false)), Path::new("t"), 1000);
+        let r = parse_results_limited(head.chain(Endless(false)), Path::new("t"), 1000, u64::MAX);
         let e = r.unwrap_err().to_string();
         assert!(e.contains("more than 1000 per-request values"), "{e}");
     }

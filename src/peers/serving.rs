@@ -8,7 +8,7 @@ pub use super::stat_key::Family;
 pub use super::tolerance::{close, REL_TOLERANCE};
 
 use super::duration::{check_duration, ArraysState};
-use super::json::Scalar;
+use super::json::{Scalar, RAGGED_KEPT_VALUES};
 use super::results::{Arrays, ResultObject};
 use super::stat_key::{family_values, parse_stat_key, Stat};
 use crate::numpy::Stats;
@@ -119,11 +119,14 @@ fn stats_of(a: &Arrays, ok: &[bool]) -> Vec<(Family, Result<Stats, String>)> {
     let ttft = pick(&a.ttfts, "ttfts");
     let e2el = pick(&a.latencies, "latencies");
     let itl = match &a.itls {
+        Some(r) if !r.values_kept() => Err(format!(
+            "the file holds more than {RAGGED_KEPT_VALUES} inter-token latencies, which proofpack keeps only as each request's sum (its memory bound), so their statistics are not recomputed"
+        )),
         Some(r) => {
             let mut v = Vec::new();
             for (i, s) in ok.iter().enumerate() {
                 if *s {
-                    v.extend_from_slice(r.row(i));
+                    v.extend_from_slice(r.row(i).unwrap_or_default());
                 }
             }
             Ok(v)
