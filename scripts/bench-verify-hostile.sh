@@ -36,6 +36,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
 m=${2:-200000}
+# report VARIANT WIDTH EXIT RSSFILE DECLARED: one row of a table.
+report() {
+  python3 - "$1" "$2" "$3" $(tail -1 "$4") "$5" <<'PY'
+import sys
+variant, width, code = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+secs, rss, declared = float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+over = max(0, rss * 1024 - 64 * 2**20) / declared
+bound = (64 * 2**20 + 64 * declared) / 2**20
+within = 'yes' if rss * 1024 <= bound * 2**20 else 'no'
+print(f"{variant:<{width}} {code:6d} {secs:9.2f} {rss/1024:9.1f} {over:12.1f} {bound:14.1f} {within}")
+PY
+}
 cargo build --release --quiet --example make_sample --bin proofpack
 pp=$PWD/target/release/proofpack
 work=$(mktemp -d)
@@ -87,13 +99,7 @@ PY
     --trust "$work/trust.json" --table none >/dev/null 2>&1
   code=$?
   set -e
-  python3 - "$variant" "$code" $(tail -1 "$v.rss") "$declared" <<'PY'
-import sys
-variant, code, secs, rss, declared = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-over = max(0, rss * 1024 - 64 * 2**20) / declared
-bound = (64 * 2**20 + 64 * declared) / 2**20
-print(f"{variant:<15} {code:6d} {secs:9.2f} {rss/1024:9.1f} {over:12.1f} {bound:14.1f} {'yes' if rss * 1024 <= bound * 2**20 else 'no'}")
-PY
+  report "$variant" 15 "$code" "$v.rss" "$declared"
   rm -rf "$v" "$v".tgz*
 done
 
@@ -159,12 +165,6 @@ PY
     --trust testdata/sample/trust.json --table none >/dev/null 2>&1
   code=$?
   set -e
-  python3 - "$variant ($kind)" "$code" $(tail -1 "$v.rss") "$m" <<'PY'
-import sys
-variant, code, secs, rss, declared = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-over = max(0, rss * 1024 - 64 * 2**20) / declared
-bound = (64 * 2**20 + 64 * declared) / 2**20
-print(f"{variant:<26} {code:6d} {secs:9.2f} {rss/1024:9.1f} {over:12.1f} {bound:14.1f} {'yes' if rss * 1024 <= bound * 2**20 else 'no'}")
-PY
+  report "$variant ($kind)" 26 "$code" "$v.rss" "$m"
   rm -rf "$v" "$v".tgz*
 done

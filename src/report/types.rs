@@ -179,6 +179,9 @@ pub struct Check {
     /// The reason it was not checked (or held only by the publisher's
     /// word) before [`Strictness::RequireAll`] failed it.
     escalated: Option<Reason>,
+    /// The checks it cannot be checked without: ids, or id prefixes
+    /// ending in `*` ([`Report::settle_needs`]).
+    needs: Vec<String>,
 }
 
 /// What a report requires of the checks that cannot show what they check
@@ -217,6 +220,7 @@ impl Check {
             mark: None,
             strict: None,
             escalated: None,
+            needs: Vec::new(),
         }
     }
     /// A passed check.
@@ -690,6 +694,8 @@ impl Serialize for Report {
         st.end()
     }
 }
+
+mod needs;
 
 #[cfg(test)]
 mod tests;

@@ -37,6 +37,7 @@
 pub mod checks;
 pub mod evidence;
 pub mod inputs;
+pub mod needs;
 pub mod outcome;
 pub mod source;
 pub mod verification;
@@ -121,6 +122,9 @@ pub fn verify_with(
         }
         report.extend(std::mem::replace(&mut v.report, Report::new(String::new())));
         v.report = report;
+    }
+    if let Some(q) = &v.qualification {
+        needs::settle(&mut v.report, q);
     }
     v.report.set_verdict(outcome::verdict::verdict(&v).line);
     outcome::page::enrich(&mut v, inputs.page, inputs.publication, inputs.pins);

@@ -134,3 +134,36 @@ fn a_check_that_says_what_it_becomes_becomes_it_only_where_all_is_required() {
     strict.extend(lenient);
     assert!(strict.checks()[0].failed());
 }
+
+/// The dependency rule: a check needing a failed one is not checkable
+/// under it, through chains and prefixes; a check not checked stays so;
+/// two checks failing on their own that need each other keep one cause.
+#[test]
+fn settled_needs_leave_one_cause() {
+    let mut r = Report::new("x");
+    r.push(Check::fail("records", "blank line"));
+    r.push(Check::pass("host:a.time", "fine").needing(["records"]));
+    r.push(Check::pass("host:a.config", "fine"));
+    r.push(Check::pass("statement", "fine").needing(["host:*"]));
+    r.push(Check::skip("unasked", "no pins").needing(["records"]));
+    r.push(Check::pass("free", "fine").needing(["absent", "host:a.config"]));
+    r.push(Check::fail("p", "own").needing(["q"]));
+    r.push(Check::fail("q", "own").needing(["p"]));
+    r.settle_needs();
+    let cause = |id: &str| match &r.get(id).unwrap().outcome {
+        Outcome::NotCheckable { cause } => cause.clone(),
+        o => panic!("{id}: {o:?}"),
+    };
+    assert_eq!(cause("host:a.time").as_deref(), Some("records"));
+    assert_eq!(cause("statement").as_deref(), Some("host:a.time"));
+    assert!(r.get("statement").unwrap().detail.starts_with(NOT_CHECKABLE));
+    assert_eq!(r.get("unasked").unwrap().ok(), None);
+    assert_eq!(r.get("free").unwrap().ok(), Some(true));
+    // One of the two stays a failure of its own: a cause remains.
+    let own = ["p", "q"]
+        .iter()
+        .filter(|id| r.get(id).unwrap().outcome == Outcome::Fail)
+        .count();
+    assert_eq!(own, 1);
+    assert_eq!(r.summary().failed - r.summary().not_checkable, 2);
+}

@@ -53,7 +53,40 @@ pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>)
     }
 }
 
+/// What the check of a statement read by `r` needs (the evidence its
+/// form reads): every point's records for the counts, windows and
+/// collector forms; every journal too where the journal's outcome counts
+/// are stated; the hosts' launch checks for the launch-check forms.
+fn needs(r: &Read, ctx: &Context<'_>) -> Vec<String> {
+    use crate::publication::prose::FormKind;
+    use crate::publication::prose_run::RunRead;
+    use crate::verify::needs::{all_journals, all_records};
+    let (records, journals) = match r {
+        Read::Result { .. } | Read::Form(FormKind::Warmup, _) => (true, false),
+        Read::Form(FormKind::Terminal, _) => (true, true),
+        Read::Form(FormKind::LaunchChecks | FormKind::FullLaunchChecks, _) => {
+            return vec!["host:*".to_string()]
+        }
+        Read::Run(run) => match run {
+            RunRead::Coverage { counts, .. } => (true, *counts),
+            RunRead::CollectorPassed { .. } => (true, true),
+            RunRead::Diagnostic { .. } | RunRead::PostLoad { .. } => (true, false),
+            _ => (false, false),
+        },
+        _ => (false, false),
+    };
+    let mut out = Vec::new();
+    if records {
+        out.extend(all_records(ctx.q));
+    }
+    if journals {
+        out.extend(all_journals(ctx.q));
+    }
+    out
+}
+
 fn check(id: String, at: &str, r: &Read, p: &Publication, ctx: &Context<'_>) -> Check {
+    let needed = needs(r, ctx);
     let o = prose::check(r, p, ctx);
     let detail = format!("{at}: {} ({})", o.what, o.against);
     let c = match (o.ok, o.cause) {
@@ -66,8 +99,9 @@ fn check(id: String, at: &str, r: &Read, p: &Publication, ctx: &Context<'_>) -> 
         (Err(why), Some(cause)) => Check::not_checkable_by(id, cause, format!("{detail}: {why}")),
         (Err(why), None) => Check::fail(id, format!("{detail}: {why}")),
     };
-    match (o.expected, o.actual) {
+    let c = match (o.expected, o.actual) {
         (Some(e), Some(a)) => c.with_values(e, a),
         _ => c,
-    }
+    };
+    c.needing(needed)
 }

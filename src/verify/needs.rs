@@ -1,0 +1,147 @@
+//! What each check needs (contract section 8, "not checkable"): the one
+//! table of dependencies between the checks of a verification, by id,
+//! applied by [`Report::settle_needs`] once every check is in. A check
+//! whose evidence failed to read (a point's records, its journal, the
+//! bundle entry of either) leaves every check that reads that evidence
+//! not checkable under it, whatever that check found on its own.
+//!
+//! Statements of the prose name their needs where they are checked (by the
+//! form that reads them, `checks::published::statements`), since their ids
+//! are lines of the write-up; the rest are named here by the id families
+//! the contract lists.
+
+use crate::report::{Check, Report};
+use crate::run::qualification::{Point, Qualification};
+
+/// The checks that must hold for point `p`'s records to be read: the
+/// bundle entry of the file they are read from (the records file, or for
+/// a derived point the result file they derive from), and their reading
+/// (`point:<p>.records`, not checkable under `.source` where the result
+/// file derives to no records). A derived point's records file is a copy
+/// (`.derived` compares it) and its result file's own summary is checked
+/// apart (`.source`): neither is what the records are read from.
+pub fn records_of(p: &Point) -> Vec<String> {
+    let file = p.source.as_ref().map_or(&p.client_records, |s| &s.file);
+    vec![entry(file), format!("point:{}.records", p.name)]
+}
+
+/// The checks that must hold for point `p`'s journal file to be read:
+/// the bundle entries of the journal and of the router log it derives
+/// from, and that derivation.
+fn journal_file_of(p: &Point) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(j) = &p.journal {
+        out.push(entry(j));
+    }
+    if let Some(s) = &p.journal_source {
+        out.push(entry(&s.file));
+        out.push(format!("point:{}.journal_source", p.name));
+    }
+    out
+}
+
+/// What a statement counting point `p`'s journal events needs: its file
+/// ([`journal_file_of`]) and `journal.terminal`, which fails on a
+/// malformed journal and on one whose terminal events are not the
+/// records' (the statement's count rests on both).
+pub fn journal_of(p: &Point) -> Vec<String> {
+    let mut out = journal_file_of(p);
+    out.push(format!("point:{}.journal.terminal", p.name));
+    out
+}
+
+/// [`records_of`] every point of the run.
+pub fn all_records(q: &Qualification) -> Vec<String> {
+    q.points.iter().flat_map(records_of).collect()
+}
+
+/// [`journal_of`] every point of the run.
+pub fn all_journals(q: &Qualification) -> Vec<String> {
+    q.points.iter().flat_map(journal_of).collect()
+}
+
+/// The point of a `publication:point:<rate>[:<name>].<part>` id (its
+/// rest after `publication:point:`): the one named, else the one point
+/// of that offered rate.
+fn published_point<'q>(rest: &str, q: &'q Qualification) -> Option<&'q Point> {
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let whole = digits(rest);
+    let mut end = whole;
+    if rest[whole..].starts_with('.') && digits(&rest[whole + 1..]) > 0 {
+        end = whole + 1 + digits(&rest[whole + 1..]);
+    }
+    let rate: f64 = rest[..end].parse().ok()?;
+    let same = |p: &&Point| (p.offered_rate - rate).abs() <= 1e-9 * rate.abs().max(1.0);
+    if let Some(named) = rest[end..].strip_prefix(':') {
+        return q
+            .points
+            .iter()
+            .filter(same)
+            .find(|p| named.starts_with(&format!("{}.", p.name)) || named == p.name);
+    }
+    let mut at = q.points.iter().filter(same);
+    match (at.next(), at.next()) {
+        (Some(p), None) => Some(p),
+        _ => None,
+    }
+}
+
+fn entry(path: &str) -> String {
+    crate::bundle::entry_check_id(path)
+}
+
+/// What the check `id` needs, by its family.
+fn needs_of(id: &str, q: &Qualification) -> Vec<String> {
+    // Checks that read every record of the run.
+    let every_record = (id.starts_with("attestation:") && id.ends_with(".launched_at"))
+        || (id.starts_with("host:") && id.ends_with(".time"))
+        || id == "run.point_windows"
+        || id.starts_with("publication:pin:workload.records-");
+    if every_record {
+        return all_records(q);
+    }
+    if let Some(rest) = id
+        .strip_prefix("publication:point:")
+        .filter(|r| !r.ends_with(".offered_rate"))
+    {
+        return published_point(rest, q).map(records_of).unwrap_or_default();
+    }
+    for p in &q.points {
+        let Some(rest) = id
+            .strip_prefix("point:")
+            .and_then(|r| r.strip_prefix(p.name.as_str()))
+            .and_then(|r| r.strip_prefix('.'))
+        else {
+            continue;
+        };
+        return match rest {
+            // What reads the evidence, and the bundle's own claims.
+            "records" => records_of(p)
+                .into_iter()
+                .filter(|n| !n.ends_with(".records"))
+                .collect(),
+            "source" | "derived" => p
+                .source
+                .as_ref()
+                .map(|s| vec![entry(&s.file)])
+                .unwrap_or_default(),
+            "claims" | "journal_source" => Vec::new(),
+            // The point's own journal checks judge the journal against the
+            // records and say themselves when it is malformed.
+            r if r.starts_with("journal.") || r == "status" => {
+                let mut n = records_of(p);
+                n.extend(journal_file_of(p));
+                n
+            }
+            _ => records_of(p),
+        };
+    }
+    Vec::new()
+}
+
+/// Names what every check of `report` needs and settles the report: a
+/// check that needs one that failed is not checkable under it.
+pub fn settle(report: &mut Report, q: &Qualification) {
+    report.add_needs(|c: &Check| needs_of(&c.id, q));
+    report.settle_needs();
+}
