@@ -185,6 +185,9 @@ impl Parser<'_> {
                     Ok(hd) if hd.typeflag == typeflag::GNU_LONG_LINK => self.fail(format!(
                         "GNU long link name ('K') header at offset {off}: links are not allowed in a bundle, and readers disagree on which entry a stray one applies to"
                     )),
+                    Ok(hd) if hd.typeflag == typeflag::PAX_GLOBAL => self.fail(format!(
+                        "PAX global header ('g') at offset {off}: GNU tar and Python apply its records to every later entry, the tar crate to none, so no later entry reads the same to all of them"
+                    )),
                     Ok(hd) if matches!(hd.typeflag, typeflag::PAX | typeflag::GNU_LONG_NAME) => {
                         self.extension(src, off, &hd, &mut pending)
                     }

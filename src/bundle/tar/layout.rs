@@ -66,6 +66,8 @@ pub(crate) mod typeflag {
     pub(crate) const GNU_LONG_NAME: u8 = b'L';
     /// GNU long link name for the next entry.
     pub(crate) const GNU_LONG_LINK: u8 = b'K';
+    /// PAX global header: records for every later entry.
+    pub(crate) const PAX_GLOBAL: u8 = b'g';
 }
 
 /// The unsigned and the historic signed byte sum of a header block, with

@@ -156,7 +156,11 @@ fn settled_needs_leave_one_cause() {
     };
     assert_eq!(cause("host:a.time").as_deref(), Some("records"));
     assert_eq!(cause("statement").as_deref(), Some("host:a.time"));
-    assert!(r.get("statement").unwrap().detail.starts_with(NOT_CHECKABLE));
+    assert!(r
+        .get("statement")
+        .unwrap()
+        .detail
+        .starts_with(NOT_CHECKABLE));
     assert_eq!(r.get("unasked").unwrap().ok(), None);
     assert_eq!(r.get("free").unwrap().ok(), Some(true));
     // One of the two stays a failure of its own: a cause remains.

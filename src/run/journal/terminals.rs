@@ -120,12 +120,17 @@ pub(crate) fn failures(c: &ClientId, t: Option<&Terminals>, tol: f64) -> [bool; 
     [
         t.is_none_or(|t| t.count != 1),
         t.is_some_and(|t| t.count == 1 && t.status != Some(c.status)),
-        t.is_some_and(|t| timing_problem(c, t, tol).is_some()),
+        timing_problem(c, t, tol).is_some(),
     ]
 }
 
-/// Why the journal does not witness a client record's times, if it does not.
-pub fn timing_problem(c: &ClientId, t: &Terminals, tol: f64) -> Option<String> {
+/// Why the journal does not witness a client record's times, if it does
+/// not: `t` is what it recorded of the request, `None` when it recorded no
+/// event of it (then it witnesses none of its times).
+pub fn timing_problem(c: &ClientId, t: Option<&Terminals>, tol: f64) -> Option<String> {
+    let Some(t) = t.filter(|t| t.first_line != 0) else {
+        return Some("the journal has no event of it: none of its times is witnessed".into());
+    };
     if let Some(line) = t.disorder {
         return Some(format!(
             "its events are not in time order (line {line} is earlier than the event before it, or follows the terminal event)"

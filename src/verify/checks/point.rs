@@ -345,10 +345,8 @@ fn journal_checks(
                 }
             }
         }
-        if let Some(t) = &t {
-            if let Some(why) = timing_problem(c, t, tolerance) {
-                timing.push(format!("request {rid:?} ({at}; {}): {why}", journal));
-            }
+        if let Some(why) = timing_problem(c, t.as_ref(), tolerance) {
+            timing.push(format!("request {rid:?} ({at}; {}): {why}", journal));
         }
     }
     let mut orphans = Problems::default();
