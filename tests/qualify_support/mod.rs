@@ -140,10 +140,20 @@ pub fn rewrite_bundle(tgz: &Path, edit: impl FnOnce(&mut Vec<(String, Vec<u8>)>)
         entries.push((path, data));
     }
     edit(&mut entries);
+    let typed: Vec<(String, tar::EntryType, Vec<u8>)> = entries
+        .into_iter()
+        .map(|(p, d)| (p, tar::EntryType::Regular, d))
+        .collect();
+    write_tgz(tgz, &typed);
+}
+
+/// Writes `entries` (path, type, data) as a gzipped ustar archive.
+pub fn write_tgz(tgz: &Path, entries: &[(String, tar::EntryType, Vec<u8>)]) {
     let mut b = tar::Builder::new(Vec::new());
-    for (path, data) in &entries {
+    for (path, kind, data) in entries {
         let mut h = tar::Header::new_ustar();
         h.set_path(path).unwrap();
+        h.set_entry_type(*kind);
         h.set_size(data.len() as u64);
         h.set_mode(0o644);
         h.set_uid(0);
