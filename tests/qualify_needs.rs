@@ -39,29 +39,8 @@ const EVERY_RECORD: &[&str] = &[
     "point:rate-1.count",
 ];
 
-/// The sealed case verified with its pins and trust against the sample's
-/// write-up.
 fn verify_published(c: &Case, sealed: &Path) -> Outcome {
-    let writeup = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample/PUBLICATION.md");
-    let pins = c.pins(
-        Some(proofpack::digest::Sha256Digest::of_bytes(
-            &std::fs::read(sealed).unwrap(),
-        )),
-        |_| {},
-    );
-    let trust = c.trust();
-    let args: Vec<&std::ffi::OsStr> = vec![
-        "verify".as_ref(),
-        sealed.as_os_str(),
-        "--json".as_ref(),
-        "--pins".as_ref(),
-        pins.as_os_str(),
-        "--trust".as_ref(),
-        trust.as_os_str(),
-        "--publication".as_ref(),
-        writeup.as_os_str(),
-    ];
-    Outcome::of(&args)
+    c.verify_published(sealed)
 }
 
 /// Every id of `dependents` is not checkable; its cause is a check that

@@ -127,9 +127,11 @@ fn needs_of(id: &str, q: &Qualification) -> Vec<String> {
                 .unwrap_or_default(),
             "claims" | "journal_source" => Vec::new(),
             // The point's own journal checks judge the journal against the
-            // records and say themselves when it is malformed.
+            // records, request id by request id (so not where two records
+            // share one), and say themselves when it is malformed.
             r if r.starts_with("journal.") || r == "status" => {
                 let mut n = records_of(p);
+                n.push(format!("point:{}.unique_ids", p.name));
                 n.extend(journal_file_of(p));
                 n
             }

@@ -94,6 +94,28 @@ impl Case {
 }
 
 impl Case {
+    /// `verify` of the bundle at `sealed` with pins of its digest and
+    /// trust, against the committed sample's write-up.
+    pub fn verify_published(&self, sealed: &Path) -> Outcome {
+        let writeup = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample/PUBLICATION.md");
+        let pins = self.pins(
+            Some(Sha256Digest::of_bytes(&std::fs::read(sealed).unwrap())),
+            |_| {},
+        );
+        let trust = self.trust();
+        verify_with(
+            sealed,
+            &[
+                "--pins".as_ref(),
+                pins.as_os_str(),
+                "--trust".as_ref(),
+                trust.as_os_str(),
+                "--publication".as_ref(),
+                writeup.as_os_str(),
+            ],
+        )
+    }
+
     /// `verify --require-all` of the bundle as last sealed, against the
     /// committed sample's write-up (`--require-all` needs one; the checks
     /// of the write-up itself are not what such a test looks at).

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use crate::digest::Sha256Digest;
 use crate::fleet::{Expect, FleetHosts, FleetRequirements, TimeBounds, WeightsRecord};
-use crate::report::{Check, Mark, Reason, Report};
+use crate::report::{Check, Mark, Report};
 use crate::verify::checks::attested::AttestedEngine;
 use crate::verify::checks::options::Options;
 use crate::verify::evidence::context::Run;
@@ -26,9 +26,8 @@ pub fn host_checks(
 ) {
     let q = run.q();
     if q.host_checks.is_empty() {
-        report.push(Check::not_checked(
+        report.push(Check::unshown(
             "host:*",
-            Reason::NoEvidence,
             "qualification.json lists no host launch-check reports (host_checks); no per-host check was verified",
         ));
         return;

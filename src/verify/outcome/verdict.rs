@@ -61,7 +61,8 @@ pub fn no_second_witness(v: &Verification) -> Option<String> {
 
 /// The qualifiers of older evidence, whose
 /// bindings are not checked for want of evidence (they fail under
-/// `--require-all`): host launch checks not bound to the run, its fleet or
+/// `--require-all`): no host launch checks at all (a run listing none),
+/// host launch checks not bound to the run, its fleet or
 /// its weights record (a v1 report, a run naming no `qualified_fleet` or
 /// `weights_record`), and token counts not bounded by the plan (a plan
 /// naming no lengths).
@@ -73,6 +74,13 @@ pub fn unbound(v: &Verification) -> Vec<&'static str> {
             .any(|c| c.mark() == Some(m) && c.reason() == Some(Reason::NoEvidence))
     };
     let mut out = Vec::new();
+    let no_hosts = v
+        .report
+        .get("host:*")
+        .is_some_and(|c| c.reason() == Some(Reason::NoEvidence));
+    if no_hosts {
+        out.push("no host launch checks");
+    }
     if missing(Mark::HostBinding) {
         out.push("host launch checks not bound to this run's fleet and weights record");
     }

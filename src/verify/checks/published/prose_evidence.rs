@@ -529,12 +529,14 @@ fn collected(i: usize, ctx: &Context<'_>) -> Result<Collected, String> {
         .filter(|s| s["t"].as_f64().is_some_and(|t| t >= start && t <= end))
         .filter_map(|s| s["metric"].as_str())
         .collect();
+    // One diagnostic per counter, however often the report declares it.
+    let mut named = std::collections::HashSet::new();
     let missing = v["counters"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .filter(|m| !seen.contains(m))
+        .filter(|m| !seen.contains(m) && named.insert(*m))
         .map(str::to_string)
         .collect();
     let mut client = [0u64; 4];

@@ -54,13 +54,15 @@ pub fn statement_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>)
 }
 
 /// What the check of a statement read by `r` needs (the evidence its
-/// form reads): every point's records for the counts, windows and
+/// form reads): the benchmark plan for the plan, gates and run forms;
+/// every point's records for the counts, windows and
 /// collector forms; every journal too where the journal's outcome counts
 /// are stated; the hosts' launch checks for the launch-check forms.
 fn needs(r: &Read, ctx: &Context<'_>) -> Vec<String> {
     use crate::publication::prose::FormKind;
     use crate::publication::prose_run::RunRead;
     use crate::verify::needs::{all_journals, all_records};
+    let reads_plan = matches!(r, Read::Plan { .. } | Read::Gates(_) | Read::Run(_));
     let (records, journals) = match r {
         Read::Result { .. } | Read::Form(FormKind::Warmup, _) => (true, false),
         Read::Form(FormKind::Terminal, _) => (true, true),
@@ -76,6 +78,9 @@ fn needs(r: &Read, ctx: &Context<'_>) -> Vec<String> {
         _ => (false, false),
     };
     let mut out = Vec::new();
+    if reads_plan {
+        out.push("qualification.plan".to_string());
+    }
     if records {
         out.extend(all_records(ctx.q));
     }
