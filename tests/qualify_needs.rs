@@ -110,18 +110,25 @@ fn an_over_long_request_id_leaves_every_reader_not_checkable() {
     assert_not_checkable_under(&o, "point:rate-1.records", EVERY_RECORD);
 }
 
-#[test]
-fn a_records_file_off_its_manifest_digest_leaves_every_reader_not_checkable() {
+/// The sample sealed, then one digit of a send time in the records of
+/// `rate-1` changed inside the bundle (MANIFEST unchanged): the record
+/// still reads.
+fn sealed_with_a_changed_record() -> (Case, std::path::PathBuf) {
     let c = fresh();
     c.seal();
     let b = c.bundle_path();
     let path = root_rel(RECORDS);
     rewrite_bundle(&b, |entries| {
         let (_, data) = entries.iter_mut().find(|(p, _)| *p == path).unwrap();
-        // One digit of a send time: the record still reads.
         let at = data.windows(9).position(|w| w == b"\"sent_at\"").unwrap() + 11;
         data[at] = if data[at] == b'9' { b'8' } else { b'9' };
     });
+    (c, b)
+}
+
+#[test]
+fn a_records_file_off_its_manifest_digest_leaves_every_reader_not_checkable() {
+    let (c, b) = sealed_with_a_changed_record();
     let o = verify_published(&c, &b);
     let cause = format!("bundle.entry:{RECORDS}");
     let mut dependents = EVERY_RECORD.to_vec();
@@ -203,4 +210,56 @@ fn a_pax_global_header_stops_reading_and_leaves_the_rest_not_checkable() {
             "{id} is not left not checkable: {k}"
         );
     }
+}
+
+/// One tampered record: the checklist, the verdict and the page name the
+/// one root cause first (the changed bundle entry), each with what could
+/// not be checked because of it, not a dozen equal failures.
+#[test]
+fn a_tampered_record_names_its_root_cause_first() {
+    let (c, b) = sealed_with_a_changed_record();
+    // Re-packed, as a publisher would, without the old digest file and
+    // seal beside it.
+    for side in [".sha256", ".seal.dsse.json"] {
+        let _ = std::fs::remove_file(format!("{}{side}", b.display()));
+    }
+    let cause = format!("bundle.entry:{RECORDS}");
+    let page = c.dir.path().join("report.html");
+    let out = assert_cmd::Command::cargo_bin("proofpack")
+        .unwrap()
+        .args(["--no-catalog", "verify"])
+        .arg(&b)
+        .arg("--trust")
+        .arg(c.trust())
+        .arg("--html")
+        .arg(&page)
+        .args(["--table", "none"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first_fail = text.lines().find(|l| l.contains("FAIL ")).unwrap();
+    assert!(first_fail.contains(&cause), "{first_fail}\n{text}");
+    let next = text
+        .lines()
+        .skip_while(|l| !l.contains("FAIL "))
+        .nth(1)
+        .unwrap();
+    assert!(
+        next.contains("not checkable because of it: point:rate-1.records"),
+        "{next}"
+    );
+    let verdict = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("FAILED"))
+        .unwrap();
+    assert!(
+        verdict.contains(&format!("(1 cause(s): {cause};")),
+        "{verdict}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let failures = &html[html.find("id=\"failures\"").unwrap()..];
+    let first_row = &failures[failures.find("data-check-id=\"").unwrap() + 15..];
+    assert!(first_row.starts_with(&cause), "{}", &first_row[..200]);
 }

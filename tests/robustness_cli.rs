@@ -134,7 +134,7 @@ fn one_malformed_client_record_is_one_cause() {
     assert!(o.report["verdict"]
         .as_str()
         .unwrap()
-        .contains("(1 cause(s);"));
+        .contains("(1 cause(s): point:rate-0.5.records;"));
 }
 
 #[test]

@@ -100,6 +100,40 @@ dl.ef dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas
 @media print { td.detail .d, dl.ef dd { max-height: none; overflow: visible; } }
 "#;
 
+/// The failed checks of a page in the order the reader needs them: each
+/// root cause, then the checks not checkable because of it (directly or
+/// through others), then any not checkable for a cause not among them;
+/// and how many causes there are.
+fn by_cause<'v>(failed: &[&'v Value]) -> (Vec<&'v Value>, usize) {
+    let index: std::collections::HashMap<&str, usize> = failed
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c["id"].as_str().map(|id| (id, i)))
+        .collect();
+    let dependent = |i: usize| failed[i]["reason"] == "not_checkable";
+    let g = crate::report::group_by_cause(
+        failed.len(),
+        |i| !dependent(i),
+        dependent,
+        |i| {
+            failed[i]["cause"]
+                .as_str()
+                .and_then(|c| index.get(c).copied())
+        },
+    );
+    let mut g = g;
+    // The cause most others rest on first, then in report order.
+    g.groups
+        .sort_by_key(|(i, deps)| (std::cmp::Reverse(deps.len()), *i));
+    let mut out = Vec::with_capacity(failed.len());
+    for (cause, deps) in &g.groups {
+        out.push(failed[*cause]);
+        out.extend(deps.iter().map(|d| failed[*d]));
+    }
+    out.extend(g.unattributed.iter().map(|d| failed[*d]));
+    (out, g.groups.len())
+}
+
 /// The check table of a page with failures: three fixed columns, expected
 /// and found under the detail.
 fn check_rows_failing(out: &mut String, checks: &[&Value], anchor: bool) {
@@ -397,12 +431,13 @@ pub fn render(report: &Value) -> Result<String, HtmlError> {
     context_list(&mut out, report, &page.context.unwrap_or_default());
     out.push_str("</section>\n");
     if !failed.is_empty() {
+        let (ordered, causes) = by_cause(&failed);
         let _ = writeln!(
             out,
-            "<section id=\"failures\"><h2>Failed checks ({})</h2>",
+            "<section id=\"failures\"><h2>Failed checks ({})</h2><p>{causes} cause(s) first, each followed by the checks not checkable because of it.</p>",
             failed.len()
         );
-        rows(&mut out, &failed, false);
+        rows(&mut out, &ordered, false);
         out.push_str("</section>\n");
     }
     // The write-up itself comes first after what was verified and what

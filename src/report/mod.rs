@@ -27,6 +27,7 @@ mod saved;
 mod types;
 
 pub use saved::{check_saved, SavedReportError};
+pub use types::needs::{group_by_cause, Causes};
 pub use types::{
     Check, Kind, Mark, Outcome, Reason, Report, Strictness, Summary, EXIT_ERROR, EXIT_FAILED,
     EXIT_OK, NOT_CHECKABLE, REASON_NOT_CHECKABLE, REPORT_SCHEMA,

@@ -695,7 +695,7 @@ impl Serialize for Report {
     }
 }
 
-mod needs;
+pub mod needs;
 
 #[cfg(test)]
 mod tests;

@@ -26,11 +26,85 @@ fn mark(ui: &Ui, c: &Check) -> String {
     }
 }
 
+/// The root causes of a failed report first, each with the checks not
+/// checkable because of it (the first few by id), before the checklist
+/// that shows every check in its place.
+fn print_causes(r: &proofpack::report::Report, ui: &Ui) {
+    const NAMED: usize = 4;
+    let mut causes = r.causes();
+    // The cause most others rest on first, then in the checklist's order.
+    causes
+        .groups
+        .sort_by_key(|(i, deps)| (std::cmp::Reverse(deps.len()), *i));
+    let checks = r.checks();
+    println!(
+        "\n{}",
+        bold(
+            ui,
+            &format!(
+                "Why it failed: {} cause(s), each with what could not be checked because of it",
+                causes.groups.len()
+            )
+        )
+    );
+    for (i, deps) in &causes.groups {
+        let c = &checks[*i];
+        println!("  {} {}  {}", mark(ui, c), c.id, describe(c));
+        if deps.is_empty() {
+            continue;
+        }
+        let direct = |d: &usize| matches!(&checks[*d].outcome, proofpack::report::Outcome::NotCheckable { cause: Some(x) } if *x == c.id);
+        // Those it made not checkable directly come first, the ones most
+        // others rest on before the rest.
+        let children = |d: &usize| {
+            let id = checks[*d].id.as_str();
+            deps.iter()
+                .filter(|e| matches!(&checks[**e].outcome, proofpack::report::Outcome::NotCheckable { cause: Some(x) } if x == id))
+                .count()
+        };
+        let (mut first, rest): (Vec<&usize>, Vec<&usize>) = deps.iter().partition(|d| direct(d));
+        first.sort_by_key(|d| std::cmp::Reverse(children(d)));
+        let named: Vec<&str> = first
+            .into_iter()
+            .chain(rest)
+            .take(NAMED)
+            .map(|d| checks[*d].id.as_str())
+            .collect();
+        let more = deps.len().saturating_sub(NAMED);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        println!(
+            "       {} not checkable because of it: {}{more}",
+            deps.len(),
+            named.join(", ")
+        );
+    }
+    if !causes.unattributed.is_empty() {
+        println!(
+            "  {} check(s) not checkable for a reason they name: {}",
+            causes.unattributed.len(),
+            causes
+                .unattributed
+                .iter()
+                .take(NAMED)
+                .map(|d| checks[*d].id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
 /// Prints the checklist of `v` and, unless `table` is none, the recomputed
 /// measured-points table.
 pub fn print(v: &Verification, table_format: TableFormat, ui: &Ui) {
     let r = &v.report;
     println!("{}", bold(ui, &format!("proofpack verify {}", r.target())));
+    if !r.ok() {
+        print_causes(r, ui);
+    }
     let mut current = String::new();
     let entries: Vec<&Check> = r
         .checks()

@@ -111,3 +111,70 @@ impl Report {
         true
     }
 }
+
+/// The failed checks of a report grouped under their root causes: each
+/// check that failed on its own evidence (a cause), in report order, with
+/// the checks not checkable because of it, directly or through others.
+#[derive(Debug, Default, PartialEq)]
+pub struct Causes {
+    /// (the cause's index, its dependents' indices in report order).
+    pub groups: Vec<(usize, Vec<usize>)>,
+    /// Checks not checkable whose cause names no failed check.
+    pub unattributed: Vec<usize>,
+}
+
+/// Groups the failed items `0..n` by cause: `own(i)` says item `i`
+/// failed on its own evidence, `dependent(i)` that it is not checkable,
+/// `cause(i)` the item it names as its cause. Usable on a [`Report`] and
+/// on its JSON alike.
+pub fn group_by_cause(
+    n: usize,
+    own: impl Fn(usize) -> bool,
+    dependent: impl Fn(usize) -> bool,
+    cause: impl Fn(usize) -> Option<usize>,
+) -> Causes {
+    let root = |mut i: usize| -> Option<usize> {
+        for _ in 0..=n {
+            if own(i) {
+                return Some(i);
+            }
+            i = cause(i)?;
+        }
+        None
+    };
+    let mut out = Causes::default();
+    let mut at: HashMap<usize, usize> = HashMap::new();
+    for i in (0..n).filter(|&i| own(i)) {
+        at.insert(i, out.groups.len());
+        out.groups.push((i, Vec::new()));
+    }
+    for i in (0..n).filter(|&i| dependent(i)) {
+        match root(i).and_then(|r| at.get(&r)) {
+            Some(&g) => out.groups[g].1.push(i),
+            None => out.unattributed.push(i),
+        }
+    }
+    out
+}
+
+impl Report {
+    /// Its failed checks under their root causes ([`group_by_cause`]).
+    pub fn causes(&self) -> Causes {
+        let index: HashMap<&str, usize> = self
+            .checks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id.as_str(), i))
+            .collect();
+        let c = &self.checks;
+        group_by_cause(
+            c.len(),
+            |i| c[i].outcome == Outcome::Fail,
+            |i| c[i].is_not_checkable(),
+            |i| match &c[i].outcome {
+                Outcome::NotCheckable { cause: Some(id) } => index.get(id.as_str()).copied(),
+                _ => None,
+            },
+        )
+    }
+}

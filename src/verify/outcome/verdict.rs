@@ -90,6 +90,22 @@ pub fn unbound(v: &Verification) -> Vec<&'static str> {
     out
 }
 
+/// The first causes of a failed report by id, the first three named
+/// (most not checkable because of them first, then in report order).
+fn cause_names(r: &crate::report::Report) -> String {
+    let mut groups = r.causes().groups;
+    groups.sort_by_key(|(i, deps)| (std::cmp::Reverse(deps.len()), *i));
+    let names: Vec<&str> = groups
+        .iter()
+        .take(3)
+        .map(|(i, _)| r.checks()[*i].id.as_str())
+        .collect();
+    match groups.len().saturating_sub(3) {
+        0 => names.join(", "),
+        more => format!("{} and {more} more", names.join(", ")),
+    }
+}
+
 /// The verdict of `v`.
 pub fn verdict(v: &Verification) -> Verdict {
     let r = &v.report;
@@ -115,8 +131,9 @@ pub fn verdict(v: &Verification) -> Verdict {
     if s.failed > 0 {
         let echoes = if s.not_checkable > 0 {
             format!(
-                " ({} cause(s); {} not checkable because of them)",
+                " ({} cause(s): {}; {} not checkable because of them)",
                 s.causes(),
+                cause_names(r),
                 s.not_checkable
             )
         } else {
