@@ -99,8 +99,12 @@ fn without_pins_the_verdict_is_unpinned_and_exit_0() {
     assert!(text.contains("200/200 within limits"), "{text}");
 }
 
+/// `--table markdown` prints the measured-points table `publish` writes
+/// (one renderer), the sealed claims as written where they hold: pasted
+/// under "Measured points" in place of the write-up's own table, every
+/// cell of it verifies against the same bundle.
 #[test]
-fn markdown_table_is_the_recomputed_table() {
+fn markdown_table_pasted_into_the_write_up_verifies() {
     let c = fresh();
     let d = c.seal();
     let pins = c.pins(Some(d), |_| {});
@@ -117,24 +121,55 @@ fn markdown_table_is_the_recomputed_table() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("\nVERIFIED: "), "{text}");
-    let q: Value =
-        serde_json::from_slice(&std::fs::read(c.path("qualification.json")).unwrap()).unwrap();
-    let cl = &q["points"][1]["claims"];
-    let row = text
+    let table: Vec<&str> = text
         .lines()
-        .find(|l| l.starts_with("| 1 | 1.013 |"))
-        .expect("markdown row for rate 1");
-    for v in [
-        &cl["completed_rate"],
-        &cl["ttft_s"]["p99"],
-        &cl["tpot_ms"]["p50"],
-    ] {
-        assert!(row.contains(v.as_str().unwrap()), "{row} lacks {v}");
-    }
+        .skip_while(|l| !l.starts_with("| Offered rate |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(table.len(), 4, "{text}");
     assert!(
-        row.contains("197/200 within limits, 2 failed, 1 timed out"),
-        "{row}"
+        table[3].contains("197/200 within limits, 2 failed, 1 timed out"),
+        "{}",
+        table[3]
     );
+    // The sample's write-up with its measured-points table replaced.
+    let sample =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample/PUBLICATION.md");
+    let original = std::fs::read_to_string(sample).unwrap();
+    let mut lines: Vec<&str> = original.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("| Offered rate |"))
+        .unwrap();
+    let end = start
+        + lines[start..]
+            .iter()
+            .take_while(|l| l.starts_with('|'))
+            .count();
+    lines.splice(start..end, table.iter().copied());
+    let writeup = c.dir.path().join("PUBLICATION.md");
+    std::fs::write(&writeup, lines.join("\n") + "\n").unwrap();
+    let o = qualify_support::verify_with(
+        &c.bundle_path(),
+        &[
+            "--pins".as_ref(),
+            pins.as_os_str(),
+            "--trust".as_ref(),
+            c.trust().as_os_str(),
+            "--publication".as_ref(),
+            writeup.as_os_str(),
+        ],
+    );
+    let cells: Vec<&Value> = o.report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["id"].as_str().unwrap().starts_with("publication:point"))
+        .collect();
+    assert!(cells.len() > 30, "{}", o.stdout);
+    for k in cells {
+        assert_eq!(k["ok"], true, "{k}");
+    }
 }
 
 // ---------------------------------------------------------------- tool errors

@@ -383,6 +383,71 @@ fn names_points(points: &[crate::run::qualification::Point]) -> Result<bool, Ado
     Ok(true)
 }
 
+/// The measured-points table `publish` writes, as Markdown lines, from a
+/// verification's recomputed rows: the one renderer of that table, so
+/// that what `verify --table markdown` prints is what `publish` writes and
+/// what `verify --publication` reads back. `Err` where a point has no
+/// recomputed row or a metric has no value to publish.
+pub fn measured_markdown(
+    q: &crate::run::qualification::Qualification,
+    rows: &[crate::run::metrics::PointRow],
+) -> Result<Vec<String>, AdoptError> {
+    let named = names_points(&q.points)?;
+    let mut measured = Vec::new();
+    for p in &q.points {
+        let row = rows.iter().find(|r| r.name == p.name).ok_or_else(|| {
+            AdoptError::Refused(format!(
+                "point {:?}: its client records could not be read",
+                p.name
+            ))
+        })?;
+        let mut c = claims(&p.name, &row.metrics)?;
+        sealed_where_agreeing(&mut c, &p.claims, &row.metrics);
+        let mut m = measured_row(p.offered_rate, p.requests, &row.metrics, &c);
+        m.point = named.then(|| p.name.clone());
+        measured.push(m);
+    }
+    Ok(super::writeup::measured_table(&measured))
+}
+
+/// Replaces each computed claim of `c` by the run's own claim as written
+/// where that one holds by the claim rule (the recomputed value `m` rounds
+/// to it, with at least the significant digits a claim needs): the table
+/// then states what the bundle was sealed with, and its `.sealed_claim`
+/// checks hold.
+fn sealed_where_agreeing(c: &mut Value, own: &crate::run::qualification::Claims, m: &PointMetrics) {
+    use crate::run::qualification::{Claim, MIN_SIGNIFICANT_DIGITS};
+    let mut put = |ptr: &str, claim: Option<&Claim>, actual: Option<f64>| {
+        let holds = |claim: &Claim| {
+            claim.significant_digits() >= MIN_SIGNIFICANT_DIGITS
+                && actual.is_some_and(|a| claim.holds(a))
+        };
+        if let (Some(claim), Some(slot)) = (claim.filter(|c| holds(c)), c.pointer_mut(ptr)) {
+            *slot = Value::from(claim.text.clone());
+        }
+    };
+    put(
+        "/completed_rate",
+        own.completed_rate.as_ref(),
+        m.completed_rate,
+    );
+    put(
+        "/output_throughput",
+        own.output_throughput.as_ref(),
+        m.output_throughput,
+    );
+    for (key, pcts, values) in [
+        ("ttft_s", &own.ttft_s, &m.ttft_s),
+        ("tpot_ms", &own.tpot_ms, &m.tpot_ms),
+    ] {
+        if let Some(p) = pcts {
+            put(&format!("/{key}/p50"), p.p50.as_ref(), values[0]);
+            put(&format!("/{key}/p95"), p.p95.as_ref(), values[1]);
+            put(&format!("/{key}/p99"), p.p99.as_ref(), values[2]);
+        }
+    }
+}
+
 /// Computes the claims and the write-up of the run at `root`.
 pub fn publish(
     root: &Path,

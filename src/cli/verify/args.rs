@@ -16,7 +16,8 @@ use crate::cli::junit::JunitArgs;
 pub enum TableFormat {
     /// Aligned plain text.
     Text,
-    /// GitHub-flavoured Markdown, ready to paste into a publication.
+    /// The measured-points table `publish` writes (GitHub-flavoured
+    /// Markdown): pasted under "Measured points", it verifies.
     Markdown,
     /// No table.
     None,

@@ -173,8 +173,16 @@ pub fn print(v: &Verification, table_format: TableFormat, ui: &Ui) {
                 "; the verdict above is FAILED"
             }
         );
-        match table_format {
-            TableFormat::Markdown => print!("{}", table::render_markdown(&v.rows)),
+        match (table_format, q) {
+            // The table `publish` writes, by the same renderer: pasted
+            // under "Measured points", it is what `verify --publication`
+            // reads back.
+            (TableFormat::Markdown, Some(q)) => {
+                match proofpack::adopt::publish::measured_markdown(q, &v.rows) {
+                    Ok(lines) => println!("{}", lines.join("\n")),
+                    Err(e) => println!("(no Markdown table: {e})"),
+                }
+            }
             _ => print!("{}", table::render_text(&v.rows)),
         }
     }

@@ -1,8 +1,8 @@
-//! The measured-points table, recomputed, in the published layout.
-//!
-//! A publication can paste this table (`--table markdown`) instead of
-//! retyping numbers. Failed, timed-out and cancelled requests are always
-//! shown: a table that hides failures is not the evidence.
+//! The measured-points table, recomputed, as `verify` prints it for a
+//! reader (the Markdown table to paste into a publication is the one
+//! `publish` writes, `adopt::publish::measured_markdown`). Failed,
+//! timed-out and cancelled requests are always shown: a table that hides
+//! failures is not the evidence.
 
 pub use crate::run::metrics::PointRow;
 
@@ -94,25 +94,6 @@ pub fn render_text(rows: &[PointRow]) -> String {
     line(HEADERS.to_vec(), &mut out);
     for row in &body {
         line(row.iter().map(String::as_str).collect(), &mut out);
-    }
-    out
-}
-
-/// GitHub-flavoured Markdown table.
-pub fn render_markdown(rows: &[PointRow]) -> String {
-    let mut out = format!("| {} |\n", HEADERS.join(" | "));
-    let aligns: Vec<&str> = (0..HEADERS.len())
-        .map(|i| {
-            if i + 1 == HEADERS.len() {
-                "---"
-            } else {
-                "---:"
-            }
-        })
-        .collect();
-    out.push_str(&format!("| {} |\n", aligns.join(" | ")));
-    for r in rows {
-        out.push_str(&format!("| {} |\n", cells(r).join(" | ")));
     }
     out
 }
