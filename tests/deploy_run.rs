@@ -98,7 +98,8 @@ fn kubernetes_job_scripts_check_every_node_wait_for_every_report_and_give_the_ve
                 .arg(deploy("kubernetes/render.sh"))
                 .arg(run)
                 .args(nodes)
-                .env("MODE", "sizes-only"),
+                .env("MODE", "sizes-only")
+                .env("CONFIG_FILE", &f.config),
         )
         .stdout,
     )
@@ -159,7 +160,9 @@ fn kubernetes_job_scripts_check_every_node_wait_for_every_report_and_give_the_ve
     let c = &spec["containers"][0];
     let mut env = env_of(c);
     env.push(("WEIGHTS_MANIFEST".into(), format!("sha256:{}", f.digest)));
-    env.push(("CONFIG".into(), String::new()));
+    // The README's config pin: every node hashed the config, so it holds.
+    let config = proofpack::digest::Sha256Digest::of_bytes(&std::fs::read(&f.config).unwrap());
+    env.push(("CONFIG".into(), config.prefixed()));
     let fleet_work = work.path().join("work");
     std::fs::create_dir_all(&fleet_work).unwrap();
     let verdict = c["args"][0]
@@ -248,6 +251,7 @@ fn slurm_launch_check_names_hosts_by_slurmd_nodename_in_a_directory_per_job() {
             .env("SLURM_JOB_NODELIST", "node-[0-1]")
             .env("SLURM_JOB_ID", job)
             .env("MODE", "sizes-only")
+            .env("CONFIG_FILE", &f.config)
             .output()
             .unwrap()
     };
@@ -265,6 +269,12 @@ fn slurm_launch_check_names_hosts_by_slurmd_nodename_in_a_directory_per_job() {
         let payload = base64_decode(env["payload"].as_str().unwrap());
         let st: Value = serde_json::from_slice(&payload).unwrap();
         assert_eq!(st["predicate"]["host"], n, "the host is SLURMD_NODENAME");
+        // The config was hashed on the node: a qualification's
+        // host:<node>.config can hold.
+        let config = proofpack::digest::Sha256Digest::of_bytes(&std::fs::read(&f.config).unwrap());
+        let source = st["predicate"]["config_source"].as_str().unwrap_or("");
+        assert!(source.starts_with("file "), "{source}");
+        assert_eq!(st["predicate"]["config"], config.prefixed());
     }
     // The same job id again: its directory exists, nothing is mixed in.
     let out = launch("42");

@@ -117,6 +117,21 @@ fn ansible_verdict_names_the_host_with_a_truncated_shard() {
     assert!(out.contains("fleet verify: FAILED on node-2"), "{out}");
 }
 
+/// The play's default mode is `host check`'s own (full): a shard with
+/// one flipped byte, its size unchanged, fails its host.
+#[test]
+fn ansible_default_mode_finds_a_flipped_byte() {
+    let f = fleet();
+    let shard = f.root("node-1").join("model-00007-of-00096.safetensors");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&shard, bytes).unwrap();
+    let (code, out) = run_playbook(&f);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("fleet verify: FAILED on node-1"), "{out}");
+}
+
 #[test]
 fn the_mode_set_in_the_inventory_is_the_hosts_and_the_fleets() {
     let f = fleet();

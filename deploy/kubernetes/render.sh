@@ -18,6 +18,9 @@
 # Environment (defaults in brackets):
 #   IMAGE    the image built by deploy/kubernetes/Dockerfile [proofpack:0.1.0]
 #   WEIGHTS  the weights directory on every node (a hostPath) [/local/models/kimi-k3]
+#   CONFIG_FILE  the model config the engine loads, as the host-check pod
+#            sees it; hashed into the report when it exists (a qualification
+#            fails host:<node>.config without it) [/weights/config.json]
 #   MODE     full or sizes-only, the same for host check and fleet verify [full]
 #   WAIT     seconds the fleet-verify Job waits for all reports [3600]
 set -euo pipefail
@@ -27,6 +30,7 @@ shift
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 image=${IMAGE:-proofpack:0.1.0}
 weights=${WEIGHTS:-/local/models/kimi-k3}
+config_file=${CONFIG_FILE:-/weights/config.json}
 mode=${MODE:-full}
 wait_s=${WAIT:-3600}
 if ! [[ $run =~ ^[a-z0-9]([a-z0-9-]{0,18}[a-z0-9])?$ ]]; then
@@ -90,15 +94,21 @@ spec:
             - >-
               mkdir -p "/reports/\$RUN" &&
               printf '%s\\n' "\$FLEET" > /work/fleet.json &&
+              set -- &&
+              if [ -f "\$CONFIG_FILE" ]; then set -- --config "\$CONFIG_FILE"; fi &&
               proofpack --no-catalog host check /weights
               --weights-manifest /manifest/weights.manifest.json --$mode
               --host "\$NODE" --run "\$RUN" --fleet /work/fleet.json --key /key/host.key
-              -o "/reports/\$RUN/\$NODE.dsse.json" || [ \$? -eq 1 ]
+              "\$@" -o "/reports/\$RUN/\$NODE.dsse.json" || [ \$? -eq 1 ]
           env:
             - name: RUN
               value: "$run"
             - name: NODE
               value: "$node"
+            # The model config the engine loads, hashed on the node: a
+            # report without it fails host:<node>.config in a qualification.
+            - name: CONFIG_FILE
+              value: "$config_file"
             # The fleet file every report of this run is bound to (v1.1):
             # the same bytes in every Job and in the verdict's.
             - name: FLEET

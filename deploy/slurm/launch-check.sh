@@ -11,7 +11,9 @@
 # name is Slurm's own name of the node ($SLURMD_NODENAME, as `scontrol show
 # hostnames` lists the allocation), so every report names the host the
 # fleet file selects. MODE (full or sizes-only, default full) is the same
-# for host check and fleet verify. Every report is bound to the run's name
+# for host check and fleet verify. CONFIG_FILE (default ROOT/config.json),
+# the model config the engine loads, is hashed into each report when it
+# exists on the node: a qualification fails host:<node>.config without it. Every report is bound to the run's name
 # (RUN, default slurm-job-$SLURM_JOB_ID; use the qualification's name) and
 # to the fleet file, written before the checks (contract v1.1); the verdict
 # compares the reports' totals and shard headers with MANIFEST (the JSON
@@ -24,6 +26,7 @@ key=${4:?missing HOST_KEY}
 pin=${5:?missing WEIGHTS_DIGEST}
 trust=${6:?missing TRUST}
 mode=${MODE:-full}
+config=${CONFIG_FILE:-$root/config.json}
 proofpack=${PROOFPACK:-proofpack}
 : "${SLURM_JOB_NODELIST:?run inside a Slurm allocation (salloc or sbatch)}"
 : "${SLURM_JOB_ID:?run inside a Slurm allocation (salloc or sbatch)}"
@@ -43,10 +46,12 @@ scontrol show hostnames "$SLURM_JOB_NODELIST" \
 # One task per node; a node whose check fails still writes its report (exit 1).
 srun --ntasks-per-node=1 bash -c '
   : "${SLURMD_NODENAME:?not run by srun}"
+  config=()
+  if [ -f "$8" ]; then config=(--config "$8"); fi
   "$0" --no-catalog host check "$1" --weights-manifest "$2" --"$5" \
-       --host "$SLURMD_NODENAME" --run "$6" --fleet "$7" --key "$3" \
+       --host "$SLURMD_NODENAME" --run "$6" --fleet "$7" --key "$3" "${config[@]}" \
        -o "$4/$SLURMD_NODENAME.dsse.json" || [ $? -eq 1 ]
-' "$proofpack" "$root" "$manifest" "$key" "$run" "$mode" "$name" "$fleet"
+' "$proofpack" "$root" "$manifest" "$key" "$run" "$mode" "$name" "$fleet" "$config"
 "$proofpack" --no-catalog fleet verify "$run"/*.dsse.json --fleet "$fleet" \
   --trust "$trust" --weights-manifest "$pin" --weights-record "$manifest" \
   --run "$name" --mode "$mode"
