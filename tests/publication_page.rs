@@ -221,3 +221,34 @@ fn gfm_blocks(text: &str) -> Vec<Value> {
         })
         .collect()
 }
+
+/// A failed cell of three numbers says which one failed and what each
+/// value beside it is (recomputed, or the bundle's claim); a failed
+/// sentence's evidence reads as words, not raw JSON.
+#[test]
+fn a_failed_cell_labels_each_evidence_value() {
+    let p = published();
+    p.edit("5.187 / 6.569 / 7.179 s", "5.187 / 6.596 / 7.179 s");
+    p.edit(
+        "ranged from 0.401 to 5.102 s",
+        "ranged from 0.401 to 5.201 s",
+    );
+    let html = p.c.dir.path().join("report.html");
+    let o = p.verify(&[os("--html"), html.as_os_str()]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let found: Vec<&str> = page
+        .split("data-found=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains("TTFT p95, recomputed: 6.5686")
+                && f.contains("TTFT p95, the bundle&#39;s claim: 6.569")),
+        "{found:?}"
+    );
+    assert!(found.contains(&"max 5.102, min 0.401"), "{found:?}");
+    assert!(!found.iter().any(|f| f.contains("{")), "{found:?}");
+}

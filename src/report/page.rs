@@ -332,7 +332,8 @@ pub enum Segment {
 pub struct Mark {
     /// The ids of the checks about it.
     pub checks: Vec<String>,
-    /// What the evidence gives, from each failed check (its `actual`).
+    /// What the evidence gives, from each failed check (its `actual`),
+    /// labelled with what it is (contract section 7).
     #[serde(default)]
     pub found: Vec<Value>,
     /// Any failed, `false`; all passed, `true`; else `None`.

@@ -12,6 +12,7 @@ use crate::publication::document::{Block, ProseKind};
 use crate::publication::Publication;
 use crate::report::page::{self, Mark, Segment, Text};
 use crate::report::{Check, Report};
+use serde_json::Value;
 
 /// The report's checks by id, sorted, so that a check and its family are
 /// found by a search rather than a scan (a write-up may hold tens of
@@ -84,7 +85,7 @@ impl<'r> Index<'r> {
             .checks(&ids)
             .into_iter()
             .filter(|c| c.failed())
-            .filter_map(|c| c.actual.clone())
+            .filter_map(|c| c.actual.as_ref().map(|a| found_label(&c.id, a)))
             .collect();
         let publisher = ok == Some(true)
             && self
@@ -98,6 +99,56 @@ impl<'r> Index<'r> {
             publisher,
             text: text.to_string(),
         })
+    }
+}
+
+/// What the evidence gives for a failed check, labelled with what it is,
+/// so that a cell of three numbers says which one failed and a second
+/// value says it is the sealed claim: `TTFT p95, recomputed: 6.568698`,
+/// `TTFT p95, the bundle's claim: 6.569`; an object of a statement as
+/// `name value` pairs, never as raw JSON.
+fn found_label(id: &str, actual: &Value) -> Value {
+    let shown = match actual {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k} {}", scalar(v)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        v => scalar(v),
+    };
+    let part = id.strip_prefix("publication:point:").and_then(|r| {
+        let metrics = [
+            "completed_rate",
+            "output_throughput",
+            "sent_rate",
+            "ttft_s",
+            "tpot_ms",
+            "result",
+        ];
+        metrics
+            .iter()
+            .find_map(|m| r.find(&format!(".{m}")).map(|i| &r[i + 1..]))
+    });
+    let Some(part) = part else {
+        return Value::from(shown);
+    };
+    let (metric, claim) = match part.strip_suffix(".sealed_claim") {
+        Some(m) => (m, "the bundle's claim"),
+        None => (part, "recomputed"),
+    };
+    let name = metric
+        .replace("ttft_s.", "TTFT ")
+        .replace("tpot_ms.", "TPOT ")
+        .replace('_', " ");
+    Value::from(format!("{name}, {claim}: {shown}"))
+}
+
+/// A JSON scalar as a reader writes it (a string without quotes).
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().map(scalar).collect::<Vec<_>>().join(", "),
+        v => v.to_string(),
     }
 }
 
