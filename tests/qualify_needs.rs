@@ -37,6 +37,7 @@ const EVERY_RECORD: &[&str] = &[
     "publication:statement:28.4",
     "publication:point:1.ttft_s.p50",
     "point:rate-1.count",
+    "point:rate-1.journal.timing",
 ];
 
 fn verify_published(c: &Case, sealed: &Path) -> Outcome {
