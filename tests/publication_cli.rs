@@ -456,3 +456,33 @@ fn malformed_write_ups_are_exit_2_naming_the_line() {
         assert!(stderr.contains(want), "{what}: {stderr}");
     }
 }
+
+/// An auditor holding only the write-up: `verify --publication` alone is
+/// a usage error (exit 2) that names the bundle the write-up names, its
+/// digest and the command to run once it is in hand, not a bare "missing
+/// argument".
+#[test]
+fn a_write_up_alone_names_the_bundle_to_get() {
+    let writeup = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample/PUBLICATION.md");
+    let out = qualify_support::common::proofpack()
+        .args(["--no-catalog", "verify", "--publication"])
+        .arg(&writeup)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the write-up names the bundle kimi-k3-mi355x-20260923-sample.tgz (SHA-256 8004d769442f982102f02858e4f37048162d835a44726ea78fb3d2fe93122f07)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("run: proofpack verify kimi-k3-mi355x-20260923-sample.tgz --publication"),
+        "{err}"
+    );
+    // Neither a target nor a write-up: clap's own usage error.
+    let out = qualify_support::common::proofpack()
+        .args(["--no-catalog", "verify"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

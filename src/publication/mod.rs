@@ -76,6 +76,23 @@ pub struct Publication {
 }
 
 impl Publication {
+    /// The bundle its prose names, as (file name, SHA-256 hex), from the
+    /// first statement of the bundle form ("The retained artifact bundle is
+    /// <file> (SHA-256 <hex>)"): what a reader holding only the write-up
+    /// must get to verify it.
+    pub fn named_bundle(&self) -> Option<(String, String)> {
+        use prose::{FormKind, Read};
+        self.statements
+            .iter()
+            .find_map(|s| match prose::read(&s.text)? {
+                Read::Form(FormKind::Bundle, slots) => match slots.as_slice() {
+                    [grammar::Slot::Text(n), grammar::Slot::Hex(h)] => Some((n.clone(), h.clone())),
+                    _ => None,
+                },
+                _ => None,
+            })
+    }
+
     /// Reads a write-up file, in the form the contract's rule gives.
     pub fn read(path: &Path) -> Result<Publication, PublicationError> {
         Publication::read_as(path, None)

@@ -26,8 +26,10 @@ pub enum TableFormat {
 /// `proofpack verify`
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// The sealed bundle (.tgz) or the run directory to verify.
-    pub target: PathBuf,
+    /// The sealed bundle (.tgz) or the run directory to verify. Given only
+    /// --publication, verify names the bundle the write-up names.
+    #[arg(required_unless_present = "publication")]
+    pub target: Option<PathBuf>,
     /// The published write-up (Markdown, or the text copied from its
     /// rendered page): every row of its "Pinned inputs" table, every cell
     /// of its "Measured points" table and every sentence of its prose is

@@ -30,7 +30,7 @@ pub fn run_verify(args: VerifyArgs, ui: &Ui) -> Result<i32> {
         .cloned()
         .collect();
     let inputs: Vec<PathBuf> = [
-        Some(&args.target),
+        args.target.as_ref(),
         args.trust.as_ref(),
         args.pins.as_ref(),
         args.publication.as_ref(),
@@ -72,13 +72,41 @@ fn remove_stale(out: &Path, inputs: &[PathBuf]) -> Result<()> {
     })
 }
 
+/// The target to verify, or (given only a write-up) the error naming the
+/// bundle the write-up names: the evidence its reader must get.
+fn the_target(args: &VerifyArgs) -> Result<PathBuf> {
+    if let Some(t) = &args.target {
+        return Ok(t.clone());
+    }
+    let w = args
+        .publication
+        .as_deref()
+        .unwrap_or(Path::new("WRITEUP.md"));
+    let named =
+        proofpack::publication::Publication::read_as(w, args.publication_format.map(Into::into))
+            .ok()
+            .and_then(|p| p.named_bundle());
+    match named {
+        Some((file, sha)) => anyhow::bail!(
+            "verify needs the evidence to check {} against: the write-up names the bundle {file} (SHA-256 {sha}); get that file (and its seal, {file}.seal.dsse.json) from the publisher and run: proofpack verify {file} --publication {} --trust TRUST",
+            w.display(),
+            w.display()
+        ),
+        None => anyhow::bail!(
+            "verify needs the evidence to check {} against (a sealed bundle .tgz or a run directory), and the write-up names no bundle (\"The retained artifact bundle is <file> (SHA-256 <hex>)\")",
+            w.display()
+        ),
+    }
+}
+
 fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
-    target_is_evidence(&args.target)?;
+    let target = the_target(&args)?;
+    target_is_evidence(&target)?;
     // The page's path is checked before the verification, not after it.
     if let Some(out) = &args.html {
         super::output::check_file(out, "--html - would mix the page with the verdict")?;
     }
-    let vsa = super::vsa::prepare(args.vsa.as_deref(), args.vsa_key.as_deref(), &args.target)?;
+    let vsa = super::vsa::prepare(args.vsa.as_deref(), args.vsa_key.as_deref(), &target)?;
     let junit = args.junit.start()?;
     let (pins, pins_digest) = load(args.pins.as_deref(), ("--pins", Want::Pins), |b, o| {
         Pins::parse(b, o).map_err(anyhow::Error::msg)
@@ -118,7 +146,7 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     };
     let started = std::time::Instant::now();
     let progress = ui.bytes_progress("verifying");
-    let v = proofpack::verify::verify(&args.target, &inputs, &progress)?;
+    let v = proofpack::verify::verify(&target, &inputs, &progress)?;
     if let Some(out) = &args.html {
         let json: serde_json::Value = serde_json::from_str(&v.report.to_json())?;
         let html = proofpack::html::render(&json)?;
@@ -135,7 +163,7 @@ fn verify_and_write(args: VerifyArgs, ui: &Ui) -> Result<i32> {
     junit.write(&v.report, "verify")?;
     // The ledger entry; recording never changes the verdict or exit status.
     ui.record_verification(|| proofpack::catalog::VerificationRecord {
-        target: args.target.display().to_string(),
+        target: target.display().to_string(),
         bundle_sha256: v.bundle_sha256.map(|d| d.to_hex()),
         manifest_sha256: v.manifest_digest.map(|d| d.to_hex()),
         run_name: (v.qualification.as_ref().map(|q| q.name.clone())).or_else(|| v.root.clone()),
