@@ -946,16 +946,7 @@ fn a_stream_that_failed_after_its_first_token_verifies_with_its_router_log() {
         "{rec}"
     );
     t.attest();
-    let log = t.litellm_log("rate-2", 0.0);
-    pp_ok(&[
-        &"run",
-        &"import",
-        &t.run(),
-        &"--point",
-        &"rate-2",
-        &"--journal",
-        &log,
-    ]);
+    t.import_journal("rate-2", &t.litellm_log("rate-2", 0.0));
     t.publish(false);
     let o = t.verify(&t.run(), true);
     assert_eq!(o.code, 0, "{}", o.stdout);
@@ -1082,4 +1073,63 @@ fn publish_on_the_tour_warns_of_nothing_import_wrote() {
     let (code, _, err) = pp(&[&"publish", &t.run(), &"-o", &t.path("PUBLICATION.md")]);
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("warning"), "{err}");
+}
+
+/// The router log witnesses each answer's token count: the records' output
+/// tokens (which drive the output throughput and TPOT) must be what it
+/// counted. A kept log that counts fewer tokens than the records (the
+/// result file inflated after the router served it) fails
+/// `.journal_source.tokens`, though the journal itself still derives from
+/// the log; `run import --journal` refuses such a log outright.
+#[test]
+fn the_router_log_witnesses_the_output_tokens() {
+    let t = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    t.import("rate-2", &generated_vllm());
+    t.attest();
+    t.import_journal("rate-2", &t.litellm_log("rate-2", 0.0));
+    t.publish(false);
+    let o = t.verify(&t.run(), true);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    assert_eq!(o.check("point:rate-2.journal_source.tokens")["ok"], true);
+    // The kept log counts 10 fewer tokens for one answer.
+    let kept = t.in_run("inputs/rate-2.litellm.jsonl");
+    let text = std::fs::read_to_string(&kept).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("completion_tokens"))
+        .unwrap();
+    let mut v: Value = serde_json::from_str(&lines[at]).unwrap();
+    let n = v["completion_tokens"].as_u64().unwrap();
+    v["completion_tokens"] = Value::from(n - 10);
+    lines[at] = v.to_string();
+    std::fs::write(&kept, lines.join("\n") + "\n").unwrap();
+    let o = t.verify(&t.run(), false);
+    o.assert_fails(
+        "point:rate-2.journal_source.tokens",
+        &format!(
+            "{n} output tokens in the records, {} in inputs/rate-2.litellm.jsonl",
+            n - 10
+        ),
+    );
+    assert_eq!(o.check("point:rate-2.journal_source")["ok"], true);
+    // The same log at import: refused, naming the request.
+    let t2 = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    t2.import("rate-2", &generated_vllm());
+    let forged = t2.path("forged.litellm.jsonl");
+    std::fs::write(&forged, lines.join("\n") + "\n").unwrap();
+    let (code, _, err) = pp(&[
+        &"run",
+        &"import",
+        &t2.run(),
+        &"--point",
+        &"rate-2",
+        &"--journal",
+        &forged,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("output tokens in inputs/rate-2.vllm.json than the router counted"),
+        "{err}"
+    );
 }

@@ -70,6 +70,9 @@ struct Line {
     end: f64,
     status: &'static str,
     line: u64,
+    /// `completion_tokens`, where the log states it (the backend's own
+    /// count of the answer, which the router passes on).
+    completion_tokens: Option<u64>,
 }
 
 fn bad(file: &Path, line: u64, why: impl std::fmt::Display) -> AdoptError {
@@ -134,6 +137,16 @@ fn read_line(file: &Path, n: u64, text: &str) -> Result<Option<Line>, AdoptError
         None | Some(Value::Null) => None,
         Some(_) => Some(time("completionStartTime")?),
     };
+    let completion_tokens = match obj.get("completion_tokens") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().ok_or_else(|| {
+            bad(
+                file,
+                n,
+                format!("completion_tokens is {v}, not a non-negative integer"),
+            )
+        })?),
+    };
     Ok(Some(Line {
         id,
         start: time("startTime")?,
@@ -141,7 +154,18 @@ fn read_line(file: &Path, n: u64, text: &str) -> Result<Option<Line>, AdoptError
         end: time("endTime")?,
         status,
         line: n,
+        completion_tokens,
     }))
+}
+
+/// What the router log says of each successful request's answer: (request
+/// id, `completion_tokens`, log line), for the lines that state it.
+pub fn completion_tokens(log: &ParsedLog) -> Vec<(String, u64, u64)> {
+    log.lines
+        .iter()
+        .filter(|l| l.status == "ok")
+        .filter_map(|l| l.completion_tokens.map(|t| (l.id.clone(), t, l.line)))
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -242,7 +266,11 @@ pub fn events(log: &ParsedLog, point: &str) -> (Vec<u8>, u64) {
 /// The journal of `point` derived from the LiteLLM log `file` (its
 /// `bytes`), exactly as [`import_journal`] writes it: what `verify`
 /// derives again and compares with the run's journal.
-pub fn journal_of(point: &Point, file: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+pub fn journal_of(
+    point: &Point,
+    file: &str,
+    bytes: &[u8],
+) -> Result<crate::run::deriver::DerivedJournal, String> {
     let src = point.source.as_ref().ok_or_else(|| {
         format!(
             "point {:?} names no source, so no request id prefix",
@@ -251,7 +279,10 @@ pub fn journal_of(point: &Point, file: &str, bytes: &[u8]) -> Result<Vec<u8>, St
     })?;
     let parsed =
         parse_log(Path::new(file), bytes, &src.request_id_prefix).map_err(|e| e.to_string())?;
-    Ok(events(&parsed, &point.name).0)
+    Ok(crate::run::deriver::DerivedJournal {
+        events: events(&parsed, &point.name).0,
+        completion_tokens: completion_tokens(&parsed),
+    })
 }
 
 /// Imports a LiteLLM request log as the journal of point `name`.
@@ -301,6 +332,26 @@ pub fn import_journal(root: &Path, name: &str, log: &Path) -> Result<JournalImpo
                 diffs.push(l.end - b);
             }
         }
+    }
+    // What verify checks (point:<name>.journal_source.tokens), refused
+    // here: the router's count of each answer is the records'.
+    let (off, _) = crate::run::deriver::token_disagreements(
+        &completion_tokens(&parsed),
+        |id| {
+            by_id
+                .get(id)
+                .filter(|r| r.status == "ok")
+                .map(|r| r.output_tokens)
+        },
+        &log.display().to_string(),
+    );
+    if let Some(first) = off.first() {
+        return Err(AdoptError::Refused(format!(
+            "{}: {} successful request(s) have other output tokens in {} than the router counted ({first}); the result file is not what the router served, or the log is not of this run",
+            log.display(),
+            off.len(),
+            src.file
+        )));
     }
     let shift = median(diffs).unwrap_or(0.0);
     let adjust = ((src.anchor_adjust_s + shift) * 1000.0).round() / 1000.0;

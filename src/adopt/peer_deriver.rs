@@ -43,7 +43,7 @@ impl RecordDeriver for PeerDeriver {
         point: &Point,
         file: &str,
         content: &mut dyn Read,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<crate::run::deriver::DerivedJournal, String> {
         let cap = super::import::MAX_RESULT_FILE;
         let bytes = crate::capped::read_to_cap(content, cap)
             .map_err(|e| format!("{file}: {e}"))?

@@ -31,17 +31,54 @@ pub struct Derived {
     pub consistency: Result<String, String>,
 }
 
+/// A point's journal derived from its router log.
+#[derive(Debug, Clone, Default)]
+pub struct DerivedJournal {
+    /// The journal file's bytes, exactly as `run import --journal` writes
+    /// them.
+    pub events: Vec<u8>,
+    /// What the log states of each successful request's answer: (request
+    /// id, `completion_tokens`, log line), for the lines that state it.
+    pub completion_tokens: Vec<(String, u64, u64)>,
+}
+
+/// The first requests whose records state other output tokens than the
+/// router log's `completion_tokens` for them (ok records only), each as
+/// "request <id>: <n> output tokens in the records, <m> in <log>:<line>";
+/// and how many the log witnessed.
+pub fn token_disagreements(
+    witnessed: &[(String, u64, u64)],
+    records: impl Fn(&str) -> Option<u64>,
+    log: &str,
+) -> (Vec<String>, usize) {
+    let mut off = Vec::new();
+    let mut compared = 0;
+    for (id, tokens, line) in witnessed {
+        let Some(recorded) = records(id) else {
+            continue;
+        };
+        compared += 1;
+        if recorded != *tokens {
+            off.push(format!(
+                "request {id:?}: {recorded} output tokens in the records, {tokens} in {log}:{line}"
+            ));
+        }
+    }
+    (off, compared)
+}
+
 /// Derives a point's client records from its source file.
 pub trait RecordDeriver: Sync {
     /// Derives the journal of `point` from `content`, the bytes of the
     /// router log `file` its `journal_source` names: the journal file's
-    /// bytes, exactly as `run import --journal` writes them.
+    /// bytes, exactly as `run import --journal` writes them, and the
+    /// answers' token counts the log states.
     fn derive_journal(
         &self,
         point: &Point,
         file: &str,
         content: &mut dyn Read,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<DerivedJournal, String> {
         let _ = (point, content);
         Err(format!(
             "{file}: this verifier cannot derive a journal from a router log"

@@ -122,6 +122,21 @@ impl Tour {
     pub fn in_run(&self, rel: &str) -> PathBuf {
         self.run().join(rel)
     }
+    /// `run import` of `file` as point `point`.
+    pub fn import(&self, point: &str, file: &Path) {
+        self.import_args(point, &[&file.to_path_buf()]);
+    }
+    /// `run import --journal` of the router log `log` for point `point`.
+    pub fn import_journal(&self, point: &str, log: &Path) {
+        self.import_args(point, &[&"--journal", &log.to_path_buf()]);
+    }
+    fn import_args(&self, point: &str, rest: &[&dyn AsRef<std::ffi::OsStr>]) {
+        let run = self.run();
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
+            vec![&"run", &"import", &run, &"--point", &point];
+        args.extend_from_slice(rest);
+        pp_ok(&args);
+    }
     /// `run import` of both points.
     pub fn import_both(&self) {
         pp_ok(&[
@@ -293,7 +308,8 @@ impl Tour {
         t
     }
     /// A LiteLLM StandardLoggingPayload log of point `point`'s requests as
-    /// a router saw them, its clock `shift` seconds ahead of the records'
+    /// a router saw them (with the token counts of each answer), its clock
+    /// `shift` seconds ahead of the records'
     /// anchor; plus a health check without an x-request-id and a request
     /// of another benchmark.
     pub fn litellm_log(&self, point: &str, shift: f64) -> PathBuf {
@@ -315,6 +331,11 @@ impl Tour {
                 "model": "Qwen/Qwen3-8B",
                 "metadata": {"requester_custom_headers": {"X-Request-Id": r["request_id"]}},
             });
+            if ok {
+                // The backend's count of the answer, as LiteLLM logs it.
+                v["completion_tokens"] = r["output_tokens"].clone();
+                v["prompt_tokens"] = r["input_tokens"].clone();
+            }
             if r["status"] == "timeout" {
                 v["error_information"] = json!({"error_class": "Timeout", "error_code": "408"});
             } else if !ok {

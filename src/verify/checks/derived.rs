@@ -177,3 +177,72 @@ pub fn journal_source_check(report: &mut Report, run: &Run<'_>, i: usize) {
     };
     report.push(check);
 }
+
+/// `point:<name>.journal_source.tokens`, for a point whose journal derives
+/// from a router log: every successful request whose log line states
+/// `completion_tokens` has that many output tokens in the records the
+/// result file derives to (the log is the backend's count, passed on by
+/// the router; the result file's `output_lens` is the client's, and they
+/// drive the output throughput and TPOT). A log that states no token
+/// count witnesses none: not checked, failed where every check is
+/// required.
+pub fn journal_tokens_check(report: &mut Report, run: &Run<'_>, i: usize) {
+    let p = &run.q().points[i];
+    let (Some(_), Some(js)) = (&p.source, &p.journal_source) else {
+        return;
+    };
+    let id = format!("point:{}.journal_source.tokens", p.name);
+    let Some(witnessed) = run.collected.journal_tokens.get(&i) else {
+        report.push(Check::not_checkable_by(
+            &id,
+            format!("point:{}.journal_source", p.name),
+            format!("{}: the router log was not derived", js.file),
+        ));
+        return;
+    };
+    let Some(records) = run.collected.clients.get(&i) else {
+        report.push(Check::not_checkable_by(
+            &id,
+            format!("point:{}.records", p.name),
+            "the point's records could not be read",
+        ));
+        return;
+    };
+    let ok: std::collections::HashMap<&str, u64> = records
+        .in_file_order()
+        .filter(|(_, c, _)| c.status == crate::run::qualification::Status::Ok)
+        .map(|(rid, _, (_, out))| (rid, out))
+        .collect();
+    let (off, compared) =
+        crate::run::deriver::token_disagreements(witnessed, |rid| ok.get(rid).copied(), &js.file);
+    if compared == 0 {
+        let why = format!(
+            "{} states no completion_tokens of a successful request of the records: the router log witnesses no output token count",
+            js.file
+        );
+        report.push(
+            Check::not_checked(&id, Reason::NoEvidence, format!("not checked: {why}"))
+                .or_fail(format!("{why}; --require-all")),
+        );
+        return;
+    }
+    report.push(if off.is_empty() {
+        Check::pass(
+            &id,
+            format!(
+                "the output tokens of all {compared} successful requests the router log counts are the records' ({})",
+                js.file
+            ),
+        )
+    } else {
+        Check::fail(
+            &id,
+            format!(
+                "{} of {compared} successful requests have other output tokens in the records than the router log counts: {}{}",
+                off.len(),
+                off.iter().take(5).cloned().collect::<Vec<_>>().join("; "),
+                if off.len() > 5 { "; ..." } else { "" }
+            ),
+        )
+    });
+}

@@ -91,6 +91,7 @@ fn points(report: &mut Report, run: &Run<'_>, plan: &PlanFacts) -> Vec<PointRow>
         report.enter(Some(&point_area(&p.name)));
         derived::derived_checks(report, run, i);
         derived::journal_source_check(report, run, i);
+        derived::journal_tokens_check(report, run, i);
         if let Some(m) = point::point_checks(report, run, i, plan) {
             rows.push(PointRow {
                 name: p.name.clone(),

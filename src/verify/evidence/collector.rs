@@ -202,6 +202,9 @@ pub struct Collected {
     /// Point index -> the SHA-256 of the journal its router log derives
     /// to, or why it cannot be derived from.
     pub journal_derived: BTreeMap<usize, Result<Sha256Digest, String>>,
+    /// Point index -> what its router log states of each successful
+    /// request's answer: (request id, `completion_tokens`, log line).
+    pub journal_tokens: BTreeMap<usize, Vec<(String, u64, u64)>>,
 }
 
 pub use crate::run::sniff::records_point;
@@ -653,7 +656,10 @@ impl Collector<'_> {
         if let Some(e) = guard.error.take() {
             return Err(e);
         }
-        let d = result.map(|bytes| Sha256Digest::of_bytes(&bytes));
+        let d = result.map(|j| {
+            self.out.journal_tokens.insert(i, j.completion_tokens);
+            Sha256Digest::of_bytes(&j.events)
+        });
         self.out.journal_derived.insert(i, d);
         Ok(())
     }
