@@ -251,4 +251,21 @@ fn a_failed_cell_labels_each_evidence_value() {
     );
     assert!(found.contains(&"max 5.102, min 0.401"), "{found:?}");
     assert!(!found.iter().any(|f| f.contains("{")), "{found:?}");
+    // Number by number: the failed p95 is red, the p50 and p99 beside it
+    // green, each naming its own check.
+    let span_of = |number: &str| {
+        let end = page.find(&format!(">{number}</span>")).unwrap();
+        page[page[..end].rfind("<span").unwrap()..end].to_string()
+    };
+    let p95 = span_of("6.596");
+    assert!(
+        p95.contains("claim fail") && p95.contains("ttft_s.p95"),
+        "{p95}"
+    );
+    let p50 = span_of("5.187");
+    assert!(
+        p50.contains("claim pass") && p50.contains("ttft_s.p50"),
+        "{p50}"
+    );
+    assert!(!p50.contains("ttft_s.p95"), "{p50}");
 }

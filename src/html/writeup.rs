@@ -41,6 +41,13 @@ fn segment(out: &mut String, seg: &Segment, statement: bool) {
             out.push_str(&esc(&t.text));
             return;
         }
+        Segment::Marked(m) if !m.parts.is_empty() => {
+            // Number by number: each part carries its own mark.
+            for p in &m.parts {
+                segment(out, p, statement);
+            }
+            return;
+        }
         Segment::Marked(m) => m,
     };
     let ids: Vec<&str> = m.checks.iter().map(String::as_str).collect();

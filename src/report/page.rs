@@ -346,6 +346,11 @@ pub struct Mark {
     /// The text, as rendered.
     #[serde(default)]
     pub text: String,
+    /// A cell of several numbers (a percentile list), number by number:
+    /// each number marked with its own checks, the text between them
+    /// plain; together they are `text` (v1.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Segment>,
 }
 
 /// Text, as rendered.

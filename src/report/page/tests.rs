@@ -136,6 +136,7 @@ fn marked(text: &str, ok: Option<bool>, found: Vec<Value>) -> Segment {
         ok,
         publisher: false,
         text: text.into(),
+        parts: Vec::new(),
     })
 }
 

@@ -98,6 +98,7 @@ impl<'r> Index<'r> {
             ok,
             publisher,
             text: text.to_string(),
+            parts: Vec::new(),
         })
     }
 }
@@ -226,13 +227,16 @@ pub fn writeup(report: &Report, p: &Publication) -> Vec<page::Block> {
                             .iter()
                             .enumerate()
                             .map(|(ci, c)| {
-                                let ids =
-                                    cells.checks(&index, pinned, row.line, ci, &t.header[ci].text);
+                                let header = &t.header[ci].text;
+                                let ids = cells.checks(&index, pinned, row.line, ci, header);
                                 if ids.is_empty() {
-                                    plain(&c.text)
-                                } else {
-                                    index.mark(&c.text, ids)
+                                    return plain(&c.text);
                                 }
+                                let mut m = index.mark(&c.text, ids);
+                                if let Segment::Marked(mark) = &mut m {
+                                    mark.parts = cells.numbers(&index, row.line, header, &c.text);
+                                }
+                                m
                             })
                             .collect()
                     })
@@ -293,6 +297,37 @@ impl<'p> CellIndex<'p> {
             measured,
             offered,
         }
+    }
+
+    /// A measured cell of several numbers (a percentile list), number by
+    /// number: each marked with the checks of its own metric, the `/`
+    /// and unit between them plain. Empty where the cell holds one value,
+    /// or does not split into as many numbers as it has metrics.
+    fn numbers(&self, index: &Index<'_>, line: usize, header: &str, text: &str) -> Vec<Segment> {
+        let Some(bases) = self.measured.get(&(line, header)) else {
+            return Vec::new();
+        };
+        let pieces: Vec<&str> = text.split('/').collect();
+        if bases.len() < 2 || pieces.len() != bases.len() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (k, (piece, base)) in pieces.iter().zip(bases).enumerate() {
+            if k > 0 {
+                out.push(plain("/"));
+            }
+            let lead = &piece[..piece.len() - piece.trim_start().len()];
+            let body = piece.trim_start();
+            let end = body.find(char::is_whitespace).unwrap_or(body.len());
+            if !lead.is_empty() {
+                out.push(plain(lead));
+            }
+            out.push(index.mark(&body[..end], index.family(base)));
+            if end < body.len() {
+                out.push(plain(&body[end..]));
+            }
+        }
+        out
     }
 
     /// The checks about one cell: a pinned row's value (column 1) has every
