@@ -3,7 +3,7 @@
 //!
 //! One `<testsuite>` per area of the report ([`Check::area`]), in the order
 //! the areas first appear; one `<testcase>` per check (`name` the check id,
-//! `classname` the area), in the order the checks ran. A failed or not
+//! `classname` the area with `.` as `_`), in the order the checks ran. A failed or not
 //! checkable check holds a `<failure>`, a check that was not checked a
 //! `<skipped>`; `errors` is always 0 (a verb that cannot do its job writes
 //! no report at all). The counts of the file are the report's
@@ -156,12 +156,19 @@ fn seconds(s: f64) -> String {
     }
 }
 
+/// A case's `classname`: its area with each `.` as `_`. Jenkins reads a
+/// classname as `package.Class`, so the area `point rate-0.5` showed as
+/// the class `5` of a package `point rate-0`.
+fn classname(area: &str) -> String {
+    area.replace('.', "_")
+}
+
 fn write_case(out: &mut String, c: &Check) {
     let _ = write!(
         out,
         "    <testcase name=\"{}\" classname=\"{}\"",
         attr(&c.id),
-        attr(c.area())
+        attr(&classname(c.area()))
     );
     let (tag, kind) = match &c.outcome {
         Outcome::Pass => {
