@@ -338,3 +338,42 @@ fn an_empty_baseline_is_refused_where_a_model_is_expected() {
         .code(2)
         .stderr(contains("the manifest is empty"));
 }
+
+/// `catalog list` lays out its columns as wide as their widest value: the
+/// sample's run name (30 characters) does not push the bundle and target
+/// of its row out of line with the header and the other rows.
+#[test]
+fn catalog_list_columns_stay_aligned_with_long_run_names() {
+    let (_d, root, cat) = tree();
+    // A catalog exists once something is stored in it.
+    bin(&cat)
+        .arg("manifest")
+        .arg(&root)
+        .args(["--record", "w"])
+        .assert()
+        .success();
+    let s = sample();
+    for extra in [None, Some("--structure-only")] {
+        let mut c = bin(&cat);
+        c.arg("verify")
+            .arg(s.join("kimi-k3-mi355x-20260923-sample.tgz"))
+            .arg("--trust")
+            .arg(s.join("trust.json"));
+        if let Some(e) = extra {
+            c.arg(e);
+        }
+        c.assert().success();
+    }
+    let out = bin(&cat).args(["catalog", "list"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    assert!(lines.len() >= 3, "{text}");
+    let at = |l: &str, what: &str| l.find(what).unwrap_or_else(|| panic!("{what} not in {l}"));
+    let bundle = at(lines[0], "BUNDLE");
+    let target = at(lines[0], "TARGET");
+    for l in &lines[1..] {
+        assert!(l.contains("kimi-k3-mi355x-20260923-sample "), "{l}");
+        assert_eq!(l.find("sha256:").unwrap_or(bundle), bundle, "{text}");
+        assert_eq!(at(l, "/"), target, "{text}");
+    }
+}

@@ -231,25 +231,67 @@ fn list(c: &Catalog, a: ListArgs, ui: &Ui) -> Result<i32> {
             c.path().display()
         ));
     } else {
+        // Each column as wide as its widest value (a run name is often
+        // longer than a fixed width), as `column -t` would lay it out.
+        let rows: Vec<[String; 5]> = records
+            .iter()
+            .map(|r| {
+                [
+                    format!("id:{}", r.id),
+                    text(&r.time),
+                    r.kind.as_str().to_string(),
+                    r.run_name.as_deref().map_or_else(|| "-".into(), text),
+                    short(&r.bundle_sha256),
+                ]
+            })
+            .collect();
+        let width = |k: usize, head: &str| {
+            rows.iter()
+                .map(|r| r[k].chars().count())
+                .chain([head.len()])
+                .max()
+                .unwrap_or(0)
+        };
+        let w = [
+            width(0, "ID"),
+            width(1, "TIME"),
+            width(2, "KIND"),
+            width(3, "RUN"),
+            width(4, "BUNDLE"),
+        ];
         println!(
-            "{:<6} {:<20} {:<6} {:<7} {:<19} {:<19} TARGET",
-            "ID", "TIME", "KIND", "VERDICT", "RUN", "BUNDLE"
+            "{:<w0$} {:<w1$} {:<w2$} {:<7} {:<w3$} {:<w4$} TARGET",
+            "ID",
+            "TIME",
+            "KIND",
+            "VERDICT",
+            "RUN",
+            "BUNDLE",
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3],
+            w4 = w[4]
         );
-        for r in &records {
+        for (r, cells) in records.iter().zip(&rows) {
             let verdict = if r.ok {
                 ui.green("OK")
             } else {
                 ui.red("FAILED")
             };
             let pad = if r.ok { 7 - 2 } else { 7 - 6 };
+            let col = |k: usize| {
+                let n = cells[k].chars().count();
+                format!("{}{}", cells[k], " ".repeat(w[k].saturating_sub(n)))
+            };
             println!(
-                "{:<6} {:<20} {:<6} {verdict}{} {:<19} {:<19} {}",
-                format!("id:{}", r.id),
-                text(&r.time),
-                r.kind.as_str(),
+                "{} {} {} {verdict}{} {} {} {}",
+                col(0),
+                col(1),
+                col(2),
                 " ".repeat(pad),
-                r.run_name.as_deref().map_or_else(|| "-".into(), text),
-                short(&r.bundle_sha256),
+                col(3),
+                col(4),
                 text(&r.target)
             );
         }
