@@ -31,6 +31,16 @@ fn stderr(a: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stderr).into_owned()
 }
 
+/// `manifest ROOT --record NAME` into the catalog `cat`, which must pass.
+fn record(cat: &Path, root: &Path, name: &str) {
+    bin(cat)
+        .arg("manifest")
+        .arg(root)
+        .args(["--record", name])
+        .assert()
+        .success();
+}
+
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample")
 }
@@ -86,12 +96,7 @@ fn read_only_verbs_create_no_catalog() {
     assert!(!cat.exists(), "a read-only verb created {}", cat.display());
     assert!(!cat.parent().unwrap().exists(), "nor its directory");
     // Storing something creates it.
-    bin(&cat)
-        .arg("manifest")
-        .arg(&root)
-        .args(["--record", "w"])
-        .assert()
-        .success();
+    record(&cat, &root, "w");
     assert!(cat.exists());
     // Once it exists, verify records into it as before.
     bin(&cat)
@@ -167,12 +172,7 @@ fn a_missing_baseline_says_restore_or_import_never_record() {
 #[test]
 fn recording_over_an_existing_baseline_needs_replace() {
     let (d, root, cat) = tree();
-    bin(&cat)
-        .arg("manifest")
-        .arg(&root)
-        .args(["--record", "w"])
-        .assert()
-        .success();
+    record(&cat, &root, "w");
     let before = bin(&cat)
         .args(["catalog", "export", "w"])
         .assert()
@@ -288,12 +288,7 @@ fn catalog_show_finds_a_baseline_by_name() {
 fn the_cache_line_is_printed_only_with_verbose() {
     let (d, root, cat) = tree();
     // The catalog exists (a baseline), so the hash cache is used.
-    bin(&cat)
-        .arg("manifest")
-        .arg(&root)
-        .args(["--record", "w"])
-        .assert()
-        .success();
+    record(&cat, &root, "w");
     let m = d.path().join("m.manifest");
     for args in [vec!["manifest"], vec!["check", "--manifest"]] {
         let mut c = bin(&cat);
@@ -346,12 +341,7 @@ fn an_empty_baseline_is_refused_where_a_model_is_expected() {
 fn catalog_list_columns_stay_aligned_with_long_run_names() {
     let (_d, root, cat) = tree();
     // A catalog exists once something is stored in it.
-    bin(&cat)
-        .arg("manifest")
-        .arg(&root)
-        .args(["--record", "w"])
-        .assert()
-        .success();
+    record(&cat, &root, "w");
     let s = sample();
     for extra in [None, Some("--structure-only")] {
         let mut c = bin(&cat);
