@@ -1133,3 +1133,26 @@ fn the_router_log_witnesses_the_output_tokens() {
         "{err}"
     );
 }
+
+/// `run import --json` prints what was imported as one JSON object (for
+/// scripts and CI), for a result file and for a router log alike.
+#[test]
+fn run_import_json_is_one_object() {
+    let t = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    let out = t.import_args("rate-2", &[&generated_vllm(), &"--json"]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["point"], "rate-2");
+    assert_eq!(v["result_file"]["records"], 60, "{v}");
+    assert_eq!(
+        v["result_file"]["records_file"],
+        "points/rate-2/client.jsonl"
+    );
+    let log = t.litellm_log("rate-2", 0.0);
+    let out = t.import_args("rate-2", &[&"--journal", &log, &"--json"]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        v["journal"]["journal"], "points/rate-2/journal.jsonl",
+        "{v}"
+    );
+    assert!(v["journal"]["events"].as_u64().unwrap() >= 120, "{v}");
+}

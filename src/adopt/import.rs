@@ -64,8 +64,8 @@ pub struct ImportResults<'a> {
     pub force: bool,
 }
 
-/// What an import wrote.
-#[derive(Debug, Clone)]
+/// What an import wrote (`run import --json` prints it).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Imported {
     /// Records written.
     pub records: u64,

@@ -44,8 +44,8 @@ use crate::peers::results::parse_results;
 use crate::run::qualification::{Point, DERIVE_RULES, MAX_ANCHOR_ADJUST_S};
 use crate::strictjson::reject_duplicate_json_keys;
 
-/// What a journal import wrote.
-#[derive(Debug, Clone)]
+/// What a journal import wrote (`run import --journal --json` prints it).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct JournalImported {
     /// Log lines of the point's requests.
     pub lines: u64,

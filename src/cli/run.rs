@@ -148,6 +148,9 @@ pub struct ImportArgs {
     /// Replace an earlier import of the point.
     #[arg(long)]
     pub force: bool,
+    /// Print what was imported as one JSON object instead.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run_run(a: RunArgs, ui: &Ui) -> Result<i32> {
@@ -248,6 +251,11 @@ fn run_new(a: NewArgs, ui: &Ui) -> Result<i32> {
 fn run_import(a: ImportArgs, ui: &Ui) -> Result<i32> {
     if let Some(log) = &a.journal {
         let j = import_journal(&a.dir, &a.point, log)?;
+        if a.json {
+            let v = serde_json::json!({"point": a.point, "journal": j});
+            println!("{v}");
+            return Ok(EXIT_OK);
+        }
         println!(
             "point {}: {} events from {} log lines into {} (log kept as {}); anchor moved to {:+} s{}",
             a.point,
@@ -286,6 +294,11 @@ fn run_import(a: ImportArgs, ui: &Ui) -> Result<i32> {
         force: a.force,
     };
     let out = import_results(&a.dir, &r)?;
+    if a.json {
+        let v = serde_json::json!({"point": a.point, "result_file": out});
+        println!("{v}");
+        return Ok(EXIT_OK);
+    }
     println!(
         "point {}: {} client records ({} ok, {} error, {} timeout) into {}; result file kept as {}",
         a.point, out.records, out.ok, out.errors, out.timeouts, out.records_file, out.source

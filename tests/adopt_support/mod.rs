@@ -130,12 +130,14 @@ impl Tour {
     pub fn import_journal(&self, point: &str, log: &Path) {
         self.import_args(point, &[&"--journal", &log.to_path_buf()]);
     }
-    fn import_args(&self, point: &str, rest: &[&dyn AsRef<std::ffi::OsStr>]) {
+    /// `run import RUN --point POINT REST...`, which must succeed: its
+    /// stdout.
+    pub fn import_args(&self, point: &str, rest: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
         let run = self.run();
         let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
             vec![&"run", &"import", &run, &"--point", &point];
         args.extend_from_slice(rest);
-        pp_ok(&args);
+        pp_ok(&args)
     }
     /// `run import` of both points.
     pub fn import_both(&self) {
