@@ -1156,3 +1156,24 @@ fn run_import_json_is_one_object() {
     );
     assert!(v["journal"]["events"].as_u64().unwrap() >= 120, "{v}");
 }
+
+/// `publish --json` prints what it wrote as one JSON object, its notes
+/// inside it.
+#[test]
+fn publish_json_is_one_object() {
+    let t = Tour::new();
+    t.import_both();
+    t.attest();
+    let out = pp_ok(&[
+        &"publish",
+        &t.run(),
+        &"-o",
+        &t.path("PUBLICATION.md"),
+        &"--json",
+    ]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["points"], 2, "{v}");
+    assert_eq!(v["claims_written"], true, "{v}");
+    assert!(v["notes"].is_array(), "{v}");
+    assert!(t.path("PUBLICATION.md").exists());
+}

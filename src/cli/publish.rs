@@ -33,6 +33,10 @@ pub struct PublishArgs {
     /// before their values are written (verify checks them in any case).
     #[arg(long, value_name = "TRUST")]
     pub trust: Option<PathBuf>,
+    /// Print what was written as one JSON object instead (the notes are in
+    /// it, not on stderr).
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run_publish(a: PublishArgs, ui: &Ui) -> Result<i32> {
@@ -83,6 +87,18 @@ pub fn run_publish(a: PublishArgs, ui: &Ui) -> Result<i32> {
     std::io::Write::write_all(&mut file, out.text.as_bytes())
         .with_context(|| format!("cannot write {}", a.output.display()))?;
     file.commit()?;
+    if a.json {
+        let v = serde_json::json!({
+            "output": a.output.display().to_string(),
+            "pinned_rows": out.pinned_rows,
+            "points": out.points,
+            "claims_written": out.claims_written,
+            "qualification": a.dir.join("qualification.json").display().to_string(),
+            "notes": notes,
+        });
+        println!("{v}");
+        return Ok(EXIT_OK);
+    }
     for n in &notes {
         ui.warn(n);
     }
