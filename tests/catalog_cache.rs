@@ -328,6 +328,7 @@ fn check_says_when_the_cache_answered() {
     let (d, root, cat) = tree(6);
     settle();
     let m = d.path().join("m.txt");
+    // Its own `bin`: the catalog exists first, so the digests are cached.
     bin(&cat)
         .arg("manifest")
         .arg(&root)

@@ -50,13 +50,7 @@ fn read_only_verbs_create_no_catalog() {
     let (d, root, cat) = tree();
     let m = d.path().join("m.manifest");
     // manifest (without --record) writes its output, not a catalog.
-    bin(&cat)
-        .arg("manifest")
-        .arg(&root)
-        .arg("-o")
-        .arg(&m)
-        .assert()
-        .success();
+    common::manifest_to(&cat, &root, &m);
     bin(&cat)
         .arg("check")
         .arg(&root)

@@ -90,6 +90,18 @@ sys.stderr.write(hashlib.sha256(text).hexdigest())
     )
 }
 
+/// `diff OLD NEW --json`: the report.
+fn diff_json(old: &std::path::Path, new: &std::path::Path) -> Value {
+    let out = pp()
+        .arg("diff")
+        .arg(old)
+        .arg(new)
+        .arg("--json")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn canonical_text_and_digest_match_python() {
     let d = sample_tree();
@@ -601,14 +613,7 @@ fn diff_lists_added_removed_changed_and_gates() {
         String::from_utf8_lossy(&out.stderr).contains("1 added, 1 removed, 1 changed, 4 unchanged")
     );
 
-    let out = pp()
-        .arg("diff")
-        .arg(old.path())
-        .arg(d.path())
-        .arg("--json")
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = diff_json(old.path(), d.path());
     assert_eq!(v["ok"], false);
     assert_eq!(v["summary"]["failed"], 4); // digest + 3 paths
     let ids: Vec<_> = failed_ids(&v).into_iter().map(|(i, _)| i).collect();
@@ -705,14 +710,7 @@ fn diff_lines_keep_one_shape_when_sizes_are_known() {
         String::from_utf8(out.stdout).unwrap(),
         "changed: plain.txt\n"
     );
-    let out = pp()
-        .arg("diff")
-        .arg(old.path())
-        .arg(d.path())
-        .arg("--json")
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = diff_json(old.path(), d.path());
     let c = v["checks"]
         .as_array()
         .unwrap()

@@ -348,7 +348,7 @@ pub struct Mark {
     pub text: String,
     /// A cell of several numbers (a percentile list), number by number:
     /// each number marked with its own checks, the text between them
-    /// plain; together they are `text` (v1.1).
+    /// plain; together they are `text`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<Segment>,
 }

@@ -247,6 +247,17 @@ pub fn proofpack_at(catalog: &std::path::Path) -> assert_cmd::Command {
     c
 }
 
+/// `manifest ROOT -o OUT` with the catalog `catalog`, which must pass.
+pub fn manifest_to(catalog: &std::path::Path, root: &std::path::Path, out: &std::path::Path) {
+    proofpack_at(catalog)
+        .arg("manifest")
+        .arg(root)
+        .arg("-o")
+        .arg(out)
+        .assert()
+        .success();
+}
+
 /// Runs the binary (`--no-catalog`, so no user catalog is read or written)
 /// with `args`: its exit code, stdout and stderr.
 pub fn proofpack_out<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
