@@ -121,10 +121,6 @@ fn by_cause<'v>(failed: &[&'v Value]) -> (Vec<&'v Value>, usize) {
                 .and_then(|c| index.get(c).copied())
         },
     );
-    let mut g = g;
-    // The cause most others rest on first, then in report order.
-    g.groups
-        .sort_by_key(|(i, deps)| (std::cmp::Reverse(deps.len()), *i));
     let mut out = Vec::with_capacity(failed.len());
     for (cause, deps) in &g.groups {
         out.push(failed[*cause]);

@@ -5,10 +5,10 @@
 //! bundle entry of either) leaves every check that reads that evidence
 //! not checkable under it, whatever that check found on its own.
 //!
-//! Statements of the prose name their needs where they are checked (by the
-//! form that reads them, `checks::published::statements`), since their ids
-//! are lines of the write-up; the rest are named here by the id families
-//! the contract lists.
+//! Statements of the prose and measured-points cells name their needs
+//! where they are checked (by the form that reads them, by the point their
+//! row is), since their ids are lines and rates of the write-up; the rest
+//! are named here by the id families the contract lists.
 
 use crate::report::{Check, Report};
 use crate::run::qualification::{Point, Qualification};
@@ -60,32 +60,6 @@ pub fn all_journals(q: &Qualification) -> Vec<String> {
     q.points.iter().flat_map(journal_of).collect()
 }
 
-/// The point of a `publication:point:<rate>[:<name>].<part>` id (its
-/// rest after `publication:point:`): the one named, else the one point
-/// of that offered rate.
-fn published_point<'q>(rest: &str, q: &'q Qualification) -> Option<&'q Point> {
-    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
-    let whole = digits(rest);
-    let mut end = whole;
-    if rest[whole..].starts_with('.') && digits(&rest[whole + 1..]) > 0 {
-        end = whole + 1 + digits(&rest[whole + 1..]);
-    }
-    let rate: f64 = rest[..end].parse().ok()?;
-    let same = |p: &&Point| (p.offered_rate - rate).abs() <= 1e-9 * rate.abs().max(1.0);
-    if let Some(named) = rest[end..].strip_prefix(':') {
-        return q
-            .points
-            .iter()
-            .filter(same)
-            .find(|p| named.starts_with(&format!("{}.", p.name)) || named == p.name);
-    }
-    let mut at = q.points.iter().filter(same);
-    match (at.next(), at.next()) {
-        (Some(p), None) => Some(p),
-        _ => None,
-    }
-}
-
 fn entry(path: &str) -> String {
     crate::bundle::entry_check_id(path)
 }
@@ -99,12 +73,6 @@ fn needs_of(id: &str, q: &Qualification) -> Vec<String> {
         || id.starts_with("publication:pin:workload.records-");
     if every_record {
         return all_records(q);
-    }
-    if let Some(rest) = id
-        .strip_prefix("publication:point:")
-        .filter(|r| !r.ends_with(".offered_rate"))
-    {
-        return published_point(rest, q).map(records_of).unwrap_or_default();
     }
     for p in &q.points {
         let Some(rest) = id

@@ -31,11 +31,7 @@ fn mark(ui: &Ui, c: &Check) -> String {
 /// that shows every check in its place.
 fn print_causes(r: &proofpack::report::Report, ui: &Ui) {
     const NAMED: usize = 4;
-    let mut causes = r.causes();
-    // The cause most others rest on first, then in the checklist's order.
-    causes
-        .groups
-        .sort_by_key(|(i, deps)| (std::cmp::Reverse(deps.len()), *i));
+    let causes = r.causes();
     let checks = r.checks();
     println!(
         "\n{}",

@@ -113,7 +113,8 @@ impl Report {
 }
 
 /// The failed checks of a report grouped under their root causes: each
-/// check that failed on its own evidence (a cause), in report order, with
+/// check that failed on its own evidence (a cause), the one most others
+/// rest on first (then in report order), with
 /// the checks not checkable because of it, directly or through others.
 #[derive(Debug, Default, PartialEq)]
 pub struct Causes {
@@ -154,6 +155,9 @@ pub fn group_by_cause(
             None => out.unattributed.push(i),
         }
     }
+    // The cause most others rest on first, then in report order.
+    out.groups
+        .sort_by_key(|(i, deps)| (std::cmp::Reverse(deps.len()), *i));
     out
 }
 

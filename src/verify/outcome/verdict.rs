@@ -90,11 +90,10 @@ pub fn unbound(v: &Verification) -> Vec<&'static str> {
     out
 }
 
-/// The first causes of a failed report by id, the first three named
-/// (most not checkable because of them first, then in report order).
+/// The causes of a failed report by id, the first three named (in the
+/// order of [`crate::report::Report::causes`]).
 fn cause_names(r: &crate::report::Report) -> String {
-    let mut groups = r.causes().groups;
-    groups.sort_by_key(|(i, deps)| (std::cmp::Reverse(deps.len()), *i));
+    let groups = r.causes().groups;
     let names: Vec<&str> = groups
         .iter()
         .take(3)

@@ -121,6 +121,41 @@ fn row_point<'q>(
     }
 }
 
+/// A row that is no one point of the run: its rate (or name) fails, its
+/// cells are not checkable.
+fn no_one_point(
+    report: &mut Report,
+    base: &str,
+    at: &str,
+    row: &crate::publication::PointRow,
+    why: &str,
+) {
+    report.push(Check::fail(
+        format!("{base}.offered_rate"),
+        format!("{at}: {why}"),
+    ));
+    for c in &row.cells {
+        report.push(Check::not_checkable(
+            format!("{base}.{}", c.key()),
+            format!("{at}: the row is no one point of the run (see {base}.offered_rate)"),
+        ));
+    }
+}
+
+/// Each measured cell reads its point's records (contract section 6, the
+/// dependency rule): not checkable where they could not be read. `rows`
+/// holds each row's id prefix (`publication:point:<key>.`) and its point.
+fn cells_need_their_records(report: &mut Report, rows: &[(String, &Point)]) {
+    report.add_needs(|c| {
+        rows.iter()
+            .find(|(prefix, _)| {
+                c.id.starts_with(prefix.as_str()) && !c.id.ends_with(".offered_rate")
+            })
+            .map(|(_, qp)| crate::verify::needs::records_of(qp))
+            .unwrap_or_default()
+    });
+}
+
 pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'_>) {
     if p.measured_tables.is_empty() && p.points.is_empty() {
         report.push(Check::fail(
@@ -158,6 +193,7 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
             ),
         )
     });
+    let mut published = Vec::new();
     for row in &p.points {
         let base = format!("publication:point:{}", row.key());
         let cell_line = |line: usize| row_at(&p.origin, row, line);
@@ -165,21 +201,11 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
         let qp = match row_point(row, ctx) {
             Ok(qp) => qp,
             Err(why) => {
-                report.push(Check::fail(
-                    format!("{base}.offered_rate"),
-                    format!("{at}: {why}"),
-                ));
-                for c in &row.cells {
-                    report.push(Check::not_checkable(
-                        format!("{base}.{}", c.key()),
-                        format!(
-                            "{at}: the row is no one point of the run (see {base}.offered_rate)"
-                        ),
-                    ));
-                }
+                no_one_point(report, &base, &at, row, &why);
                 continue;
             }
         };
+        published.push((format!("{base}."), qp));
         let rec = ctx.rows.iter().find(|r| r.name == qp.name);
         report.push(Check::pass(
             format!("{base}.offered_rate"),
@@ -332,6 +358,7 @@ pub(super) fn point_checks(report: &mut Report, p: &Publication, ctx: &Context<'
             }
         }
     }
+    cells_need_their_records(report, &published);
 }
 
 fn number_cell(
