@@ -1113,6 +1113,18 @@ fn the_router_log_witnesses_the_output_tokens() {
         ),
     );
     assert_eq!(o.check("point:rate-2.journal_source")["ok"], true);
+    // The count removed from that one answer, the others left as witnesses:
+    // a log states the count of every answer or of none.
+    let mut stripped = lines.clone();
+    let mut v: Value = serde_json::from_str(&stripped[at]).unwrap();
+    v.as_object_mut().unwrap().remove("completion_tokens");
+    stripped[at] = v.to_string();
+    std::fs::write(&kept, stripped.join("\n") + "\n").unwrap();
+    let o = t.verify(&t.run(), false);
+    o.assert_fails(
+        "point:rate-2.journal_source.tokens",
+        "no completion_tokens in inputs/rate-2.litellm.jsonl",
+    );
     // The same log at import: refused, naming the request.
     let t2 = Tour::with_points(&["rate-2:rate=2,requests=60"]);
     t2.import("rate-2", &generated_vllm());
@@ -1176,4 +1188,37 @@ fn publish_json_is_one_object() {
     assert_eq!(v["claims_written"], true, "{v}");
     assert!(v["notes"].is_array(), "{v}");
     assert!(t.path("PUBLICATION.md").exists());
+}
+
+/// A router log that counts no answer's tokens witnesses none: the check
+/// is not checked, and the verdict says what it did not cover.
+#[test]
+fn a_log_without_token_counts_is_named_in_the_verdict() {
+    let t = Tour::with_points(&["rate-2:rate=2,requests=60"]);
+    t.import("rate-2", &generated_vllm());
+    t.attest();
+    let log = t.litellm_log("rate-2", 0.0);
+    let text: String = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("completion_tokens");
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(&log, text).unwrap();
+    t.import_journal("rate-2", &log);
+    t.publish(false);
+    let o = t.verify(&t.run(), false);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    let c = o.check("point:rate-2.journal_source.tokens");
+    assert_eq!(c["reason"], "no_evidence", "{c}");
+    let verdict = o.report["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("output tokens not witnessed by the router log"),
+        "{verdict}"
+    );
+    let o = t.verify(&t.run(), true);
+    assert_eq!(o.code, 1, "{}", o.stdout);
 }

@@ -159,12 +159,12 @@ fn read_line(file: &Path, n: u64, text: &str) -> Result<Option<Line>, AdoptError
 }
 
 /// What the router log says of each successful request's answer: (request
-/// id, `completion_tokens`, log line), for the lines that state it.
-pub fn completion_tokens(log: &ParsedLog) -> Vec<(String, u64, u64)> {
+/// id, `completion_tokens` where the line states it, log line).
+pub fn completion_tokens(log: &ParsedLog) -> Vec<(String, Option<u64>, u64)> {
     log.lines
         .iter()
         .filter(|l| l.status == "ok")
-        .filter_map(|l| l.completion_tokens.map(|t| (l.id.clone(), t, l.line)))
+        .map(|l| (l.id.clone(), l.completion_tokens, l.line))
         .collect()
 }
 

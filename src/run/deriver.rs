@@ -38,31 +38,45 @@ pub struct DerivedJournal {
     /// them.
     pub events: Vec<u8>,
     /// What the log states of each successful request's answer: (request
-    /// id, `completion_tokens`, log line), for the lines that state it.
-    pub completion_tokens: Vec<(String, u64, u64)>,
+    /// id, `completion_tokens` where the line states it, log line).
+    pub completion_tokens: Vec<(String, Option<u64>, u64)>,
 }
 
-/// The first requests whose records state other output tokens than the
-/// router log's `completion_tokens` for them (ok records only), each as
-/// "request <id>: <n> output tokens in the records, <m> in <log>:<line>";
-/// and how many the log witnessed.
+/// The requests whose records the router log does not witness: each
+/// successful log line of an ok record must state the record's output
+/// tokens as its `completion_tokens`. A line that states none is a
+/// disagreement where any other line states one (a log states the count of
+/// every answer or of none: a publisher who removes it from the answers
+/// they inflated leaves the others as witnesses). Each as "request <id>:
+/// ..."; and how many records the log states a count for.
 pub fn token_disagreements(
-    witnessed: &[(String, u64, u64)],
+    witnessed: &[(String, Option<u64>, u64)],
     records: impl Fn(&str) -> Option<u64>,
     log: &str,
 ) -> (Vec<String>, usize) {
     let mut off = Vec::new();
+    let mut unstated = Vec::new();
     let mut compared = 0;
     for (id, tokens, line) in witnessed {
         let Some(recorded) = records(id) else {
             continue;
         };
-        compared += 1;
-        if recorded != *tokens {
-            off.push(format!(
-                "request {id:?}: {recorded} output tokens in the records, {tokens} in {log}:{line}"
-            ));
+        match tokens {
+            None => unstated.push(format!(
+                "request {id:?}: {recorded} output tokens in the records, no completion_tokens in {log}:{line} (the log states them for other answers)"
+            )),
+            Some(t) => {
+                compared += 1;
+                if recorded != *t {
+                    off.push(format!(
+                        "request {id:?}: {recorded} output tokens in the records, {t} in {log}:{line}"
+                    ));
+                }
+            }
         }
+    }
+    if compared > 0 {
+        off.extend(unstated);
     }
     (off, compared)
 }

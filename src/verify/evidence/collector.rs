@@ -203,8 +203,9 @@ pub struct Collected {
     /// to, or why it cannot be derived from.
     pub journal_derived: BTreeMap<usize, Result<Sha256Digest, String>>,
     /// Point index -> what its router log states of each successful
-    /// request's answer: (request id, `completion_tokens`, log line).
-    pub journal_tokens: BTreeMap<usize, Vec<(String, u64, u64)>>,
+    /// request's answer: (request id, `completion_tokens` where stated,
+    /// log line).
+    pub journal_tokens: BTreeMap<usize, Vec<(String, Option<u64>, u64)>>,
 }
 
 pub use crate::run::sniff::records_point;

@@ -62,6 +62,7 @@ pub fn no_second_witness(v: &Verification) -> Option<String> {
 /// The qualifiers of older evidence, whose
 /// bindings are not checked for want of evidence (they fail under
 /// `--require-all`): no host launch checks at all (a run listing none),
+/// output tokens a router log does not count,
 /// host launch checks not bound to the run, its fleet or
 /// its weights record (a v1 report, a run naming no `qualified_fleet` or
 /// `weights_record`), and token counts not bounded by the plan (a plan
@@ -80,6 +81,12 @@ pub fn unbound(v: &Verification) -> Vec<&'static str> {
         .is_some_and(|c| c.reason() == Some(Reason::NoEvidence));
     if no_hosts {
         out.push("no host launch checks");
+    }
+    let unwitnessed = v.report.checks().iter().any(|c| {
+        c.id.ends_with(".journal_source.tokens") && c.reason() == Some(Reason::NoEvidence)
+    });
+    if unwitnessed {
+        out.push("output tokens not witnessed by the router log");
     }
     if missing(Mark::HostBinding) {
         out.push("host launch checks not bound to this run's fleet and weights record");
