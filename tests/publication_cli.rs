@@ -479,6 +479,33 @@ fn a_write_up_alone_names_the_bundle_to_get() {
         err.contains("run: proofpack verify kimi-k3-mi355x-20260923-sample.tgz --publication"),
         "{err}"
     );
+    // The command it prints, run as given from where the bundle is, its
+    // one placeholder (TRUST, the auditor's own trust file) filled in.
+    let cmd = err.trim_end().rsplit("run: ").next().unwrap();
+    let trust = writeup.with_file_name("trust.json");
+    let words: Vec<String> = cmd
+        .split(' ')
+        .skip(1)
+        .map(|w| {
+            if w == "TRUST" {
+                trust.display().to_string()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    let out = qualify_support::common::proofpack()
+        .arg("--no-catalog")
+        .args(&words)
+        .current_dir(writeup.parent().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{cmd}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // Neither a target nor a write-up: clap's own usage error.
     let out = qualify_support::common::proofpack()
         .args(["--no-catalog", "verify"])
